@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto'
+import cookie from '@fastify/cookie'
+import multipart from '@fastify/multipart'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { AppContext } from './context.ts'
+import { apiKeyAuthHook } from './http/plugins/api-key-auth.ts'
+import { registerErrorHandling } from './http/plugins/error-handler.ts'
+import { registerIdempotency } from './http/plugins/idempotency.ts'
+import { registerOpenApi } from './http/plugins/openapi.ts'
+import { registerRateLimit } from './http/plugins/rate-limit.ts'
+import { ErrorBody } from './http/schemas/common.ts'
+import { docsRoutes } from './http/routes/docs/index.ts'
+import { healthRoutes } from './http/routes/health/index.ts'
+import { packageRoutes } from './http/routes/packages/index.ts'
+import { uploadTargetRoutes } from './http/routes/uploads/index.ts'
+
+export type App = FastifyInstance
+
+function baseOptions(ctx: AppContext, logger: FastifyServerOptions['logger']): FastifyServerOptions {
+  return {
+    logger: logger ?? { level: ctx.config.logLevel },
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    trustProxy: ctx.config.trustProxy,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' } },
+  }
+}
+
+/**
+ * The API + dashboard application (PUBLIC_URL). It never listens: entry points call `listen`,
+ * tests call `inject`.
+ */
+export async function buildApp(
+  ctx: AppContext,
+  options: { logger?: FastifyServerOptions['logger'] } = {},
+): Promise<App> {
+  const app = Fastify(baseOptions(ctx, options.logger)).withTypeProvider<TypeBoxTypeProvider>()
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  app.decorateRequest('auth', null)
+  registerErrorHandling(app)
+  app.addSchema(ErrorBody)
+  await registerOpenApi(app, ctx.config.publicUrl)
+  await app.register(cookie)
+  await app.register(multipart, {
+    limits: { fileSize: ctx.config.upload.maxBytes, files: 1, fields: 20, parts: 25 },
+  })
+
+  await app.register(healthRoutes, { db: ctx.db, isShuttingDown: ctx.lifecycle.isShuttingDown })
+  await app.register(docsRoutes)
+  await app.register(uploadTargetRoutes, { ctx })
+
+  await app.register(async (api) => {
+    api.addHook('onRequest', apiKeyAuthHook(ctx.services.tenants))
+    await registerRateLimit(api, {
+      db: ctx.db.kysely,
+      clock: ctx.clock,
+      perMinute: ctx.config.rateLimitPerMinute,
+    })
+    registerIdempotency(api, { db: ctx.db.kysely, clock: ctx.clock })
+    await api.register(packageRoutes, { ctx })
+  }, { prefix: '/api/v1' })
+
+  return app
+}
+
+/**
+ * The content origin (CONTENT_URL): player, package files and runtime endpoints. Kept a separate
+ * application so uploaded HTML can never run on the API's origin (DESIGN §2).
+ */
+export async function buildContentApp(
+  ctx: AppContext,
+  options: { logger?: FastifyServerOptions['logger'] } = {},
+): Promise<App> {
+  const app = Fastify(baseOptions(ctx, options.logger))
+  registerErrorHandling(app)
+  await app.register(healthRoutes, { db: ctx.db, isShuttingDown: ctx.lifecycle.isShuttingDown })
+  return app
+}

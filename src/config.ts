@@ -1,0 +1,165 @@
+import { join, resolve } from 'node:path'
+
+/**
+ * The validated, frozen configuration. Only `src/main/*` builds it (from the environment);
+ * everything else receives it as an argument.
+ */
+export interface Config {
+  /** HOST, default 127.0.0.1 (set 0.0.0.0 in a container). */
+  host: string
+  /** PORT: API and dashboard origin, default 8080. */
+  port: number
+  /** CONTENT_PORT: player and content origin, default 8081. */
+  contentPort: number
+  /** PUBLIC_URL, default http://localhost:PORT. */
+  publicUrl: string
+  /** CONTENT_URL, default http://127.0.0.1:CONTENT_PORT — a different origin from PUBLIC_URL. */
+  contentUrl: string
+  /** DATA_DIR, default ./data */
+  dataDir: string
+  /** DATABASE_URL, default sqlite:DATA_DIR/courseport.db */
+  databaseUrl: string
+  /** STORAGE_URL: s3://bucket/prefix, or unset for files under DATA_DIR/blobs. */
+  storageUrl: string | undefined
+  s3: {
+    endpoint: string | undefined
+    region: string
+    accessKeyId: string | undefined
+    secretAccessKey: string | undefined
+    forcePathStyle: boolean
+  }
+  /** LOG_LEVEL: fatal|error|warn|info|debug|trace|silent, default info. */
+  logLevel: string
+  /** TRUST_PROXY=true behind a load balancer, so client addresses come from X-Forwarded-For. */
+  trustProxy: boolean
+  /** SECRET_KEY (≥ 32 chars) signs upload and launch tokens; see `main/secret.ts` for the default. */
+  secretKey: string
+  upload: {
+    /** MAX_UPLOAD_BYTES, default 1 GiB: largest zip accepted. */
+    maxBytes: number
+    /** UPLOAD_URL_TTL_SECONDS, default 3600: lifetime of a presigned upload URL. */
+    urlTtlSeconds: number
+  }
+  unpack: {
+    /** UNPACK_MAX_ENTRIES, default 10 000. */
+    maxEntries: number
+    /** UNPACK_MAX_BYTES, default 2 GiB uncompressed. */
+    maxTotalBytes: number
+    /** UNPACK_MAX_RATIO, default 100 (uncompressed:compressed). */
+    maxRatio: number
+  }
+  /** RATE_LIMIT_PER_MINUTE, default 600 requests per API key per minute; 0 disables. */
+  rateLimitPerMinute: number
+  worker: {
+    /** WORKER_CONCURRENCY, default 4. */
+    concurrency: number
+    /** WORKER_POLL_MS, default 1000. */
+    pollMs: number
+  }
+  /** EVENT_FANOUT_INTERVAL seconds, default 300, minimum 1. */
+  eventFanoutIntervalSeconds: number
+  /** SHUTDOWN_TIMEOUT_MS, default 15 000: drain time on SIGTERM before forcing exit. */
+  shutdownTimeoutMs: number
+}
+
+export class ConfigError extends Error {
+  readonly variable: string
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`)
+    this.name = 'ConfigError'
+    this.variable = variable
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+function integer(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `expected a whole number, got "${raw}"`)
+  const value = Number(raw)
+  if (value < min || value > max) {
+    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`)
+  }
+  return value
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const raw = env[name] || fallback
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(name, `not a valid URL: "${raw}"`)
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`)
+  }
+  return raw.replace(/\/+$/, '')
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+/** Reads and validates the configuration; throws `ConfigError` naming the bad variable. */
+export function loadConfig(env: Env, defaults: { secretKey?: string } = {}): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535)
+  const contentPort = integer(env, 'CONTENT_PORT', 8081, 0, 65535)
+  const dataDir = resolve(env.DATA_DIR || './data')
+  const databaseUrl = env.DATABASE_URL || `sqlite:${join(dataDir, 'courseport.db')}`
+  if (!/^(postgres(ql)?:\/\/|sqlite:)/.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'expected postgres://… or sqlite:PATH')
+  }
+  const storageUrl = env.STORAGE_URL || undefined
+  if (storageUrl && !/^s3:\/\/[^/]+/.test(storageUrl) && !storageUrl.startsWith('file:')) {
+    throw new ConfigError('STORAGE_URL', 'expected s3://bucket/prefix or file:PATH')
+  }
+  const logLevel = env.LOG_LEVEL || 'info'
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`)
+  }
+  const secretKey = env.SECRET_KEY || defaults.secretKey || ''
+  if (secretKey.length < 32) {
+    throw new ConfigError('SECRET_KEY', 'must be at least 32 characters')
+  }
+  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`)
+  const contentUrl = url(env, 'CONTENT_URL', `http://127.0.0.1:${contentPort}`)
+  if (new URL(publicUrl).origin === new URL(contentUrl).origin) {
+    throw new ConfigError('CONTENT_URL', 'must be a different origin from PUBLIC_URL (DESIGN §2)')
+  }
+  return Object.freeze({
+    host: env.HOST || '127.0.0.1',
+    port,
+    contentPort,
+    publicUrl,
+    contentUrl,
+    dataDir,
+    databaseUrl,
+    storageUrl,
+    s3: Object.freeze({
+      endpoint: env.AWS_ENDPOINT_URL || env.S3_ENDPOINT || undefined,
+      region: env.AWS_REGION || 'us-east-1',
+      accessKeyId: env.AWS_ACCESS_KEY_ID || undefined,
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY || undefined,
+      forcePathStyle: env.S3_FORCE_PATH_STYLE === 'true',
+    }),
+    logLevel,
+    trustProxy: env.TRUST_PROXY === 'true',
+    secretKey,
+    upload: Object.freeze({
+      maxBytes: integer(env, 'MAX_UPLOAD_BYTES', 1024 ** 3, 1),
+      urlTtlSeconds: integer(env, 'UPLOAD_URL_TTL_SECONDS', 3600, 60, 7 * 24 * 3600),
+    }),
+    unpack: Object.freeze({
+      maxEntries: integer(env, 'UNPACK_MAX_ENTRIES', 10_000, 1),
+      maxTotalBytes: integer(env, 'UNPACK_MAX_BYTES', 2 * 1024 ** 3, 1),
+      maxRatio: integer(env, 'UNPACK_MAX_RATIO', 100, 2),
+    }),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600),
+    worker: Object.freeze({
+      concurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 64),
+      pollMs: integer(env, 'WORKER_POLL_MS', 1000, 10),
+    }),
+    eventFanoutIntervalSeconds: integer(env, 'EVENT_FANOUT_INTERVAL', 300, 1),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 15_000, 0),
+  })
+}

@@ -1,0 +1,23 @@
+import type { Config } from './config.ts'
+import type { BlobStore } from './infra/blobs/blob-store.ts'
+import type { Db } from './infra/db/database.ts'
+import type { PackageService } from './modules/packages/package.service.ts'
+import type { UploadService } from './modules/packages/upload.service.ts'
+import type { TenantService } from './modules/tenants/tenant.service.ts'
+import type { Clock } from './shared/clock.ts'
+
+export interface Services {
+  tenants: TenantService
+  packages: PackageService
+  uploads: UploadService
+}
+
+/** Everything a process holds, built once by an entry point and passed down explicitly. */
+export interface AppContext {
+  config: Config
+  db: Db
+  blobs: BlobStore
+  clock: Clock
+  services: Services
+  lifecycle: { isShuttingDown(): boolean }
+}

@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { Database } from '../../infra/db/schema.ts'
+import { AppError } from '../../shared/app-error.ts'
+import type { Clock } from '../../shared/clock.ts'
+
+/** How long a stored response is replayed for the same key (24 h, like Stripe). */
+const RETENTION_MS = 24 * 3600 * 1000
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyKey: string | null
+  }
+}
+
+function fingerprint(request: FastifyRequest): string {
+  const hash = createHash('sha256').update(`${request.method} ${request.url}\n`)
+  // Multipart bodies are still unread here: their size and type stand in for them.
+  if (request.isMultipart()) {
+    hash.update(`${request.headers['content-type']} ${request.headers['content-length']}`)
+  } else {
+    hash.update(JSON.stringify(request.body ?? null))
+  }
+  return hash.digest('hex')
+}
+
+/**
+ * `Idempotency-Key` on POST: the first request with a key runs and its response (any status
+ * below 500) is stored; a retry with the same key and the same request gets that response again
+ * with `Idempotent-Replayed: true`; the same key with a different request, or while the first is
+ * still running, answers 409. Register inside an authenticated scope: keys are per tenant and mode.
+ */
+export function registerIdempotency(
+  app: FastifyInstance,
+  options: { db: Kysely<Database>; clock: Clock },
+): void {
+  const { db, clock } = options
+  app.decorateRequest('idempotencyKey', null)
+
+  app.addHook('preHandler', async (request, reply) => {
+    const key = request.headers['idempotency-key']
+    if (request.method !== 'POST' || typeof key !== 'string' || !request.auth) return
+    if (key.length === 0 || key.length > 255) {
+      throw new AppError('validation_failed', 'Idempotency-Key must be 1 to 255 characters')
+    }
+    const scope = { tenant_id: request.auth.tenantId, mode: request.auth.mode, key }
+    const print = fingerprint(request)
+    const now = clock.now()
+    await db
+      .deleteFrom('idempotency_keys')
+      .where('tenant_id', '=', scope.tenant_id)
+      .where('mode', '=', scope.mode)
+      .where('key', '=', key)
+      .where('created_at', '<', new Date(now.getTime() - RETENTION_MS).toISOString())
+      .execute()
+    const claimed = await db
+      .insertInto('idempotency_keys')
+      .values({ ...scope, fingerprint: print, status_code: null, response_body: null, created_at: now.toISOString() })
+      .onConflict((oc) => oc.doNothing())
+      .returning('key')
+      .executeTakeFirst()
+    if (claimed) {
+      request.idempotencyKey = key
+      return
+    }
+    const existing = await db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('tenant_id', '=', scope.tenant_id)
+      .where('mode', '=', scope.mode)
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow()
+    if (existing.fingerprint !== print) {
+      throw new AppError(
+        'idempotency_conflict',
+        'This Idempotency-Key was already used with a different request',
+      )
+    }
+    if (existing.status_code === null) {
+      throw new AppError('idempotency_conflict', 'A request with this Idempotency-Key is still running')
+    }
+    return reply
+      .status(existing.status_code)
+      .header('idempotent-replayed', 'true')
+      .type('application/json; charset=utf-8')
+      .send(existing.response_body)
+  })
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const key = request.idempotencyKey
+    if (!key || !request.auth) return payload
+    request.idempotencyKey = null
+    const where = db
+      .updateTable('idempotency_keys')
+      .where('tenant_id', '=', request.auth.tenantId)
+      .where('mode', '=', request.auth.mode)
+      .where('key', '=', key)
+    if (reply.statusCode < 500 && typeof payload === 'string') {
+      await where.set({ status_code: reply.statusCode, response_body: payload }).execute()
+    } else {
+      // A server failure may be retried with the same key: forget the claim.
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('tenant_id', '=', request.auth.tenantId)
+        .where('mode', '=', request.auth.mode)
+        .where('key', '=', key)
+        .execute()
+    }
+    return payload
+  })
+}

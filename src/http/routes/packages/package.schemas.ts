@@ -1,0 +1,93 @@
+import { Type } from 'typebox'
+import { NextCursor, NullableTimestamp, Timestamp } from '../../schemas/common.ts'
+
+const ContentType = Type.Union([Type.Literal('scorm'), Type.Literal('cmi5'), Type.Literal('xapi')])
+const ScormVersion = Type.Union([Type.Literal('1.2'), Type.Literal('2004'), Type.Null()])
+
+export const Package = Type.Object(
+  {
+    id: Type.String({ description: 'Package id (pkg_…), called package_id elsewhere' }),
+    title: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    status: Type.Union([Type.Literal('active'), Type.Literal('archived')]),
+    content_type: ContentType,
+    scorm_version: ScormVersion,
+    active_version_id: Type.Union([Type.String(), Type.Null()]),
+    version_count: Type.Integer(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    archived_at: NullableTimestamp,
+  },
+  { $id: 'Package', title: 'Package' },
+)
+
+export const PackageVersion = Type.Object(
+  {
+    id: Type.String({ description: 'Version id (pv_…)' }),
+    package_id: Type.String(),
+    version_number: Type.Integer(),
+    active: Type.Boolean(),
+    content_type: ContentType,
+    scorm_version: ScormVersion,
+    edition: Type.Union([Type.String(), Type.Null()], {
+      description: 'e.g. "2004 4th Edition", "1.2"',
+    }),
+    title: Type.String(),
+    file_count: Type.Integer(),
+    total_bytes: Type.Integer(),
+    original_filename: Type.String(),
+    uploaded_by: Type.Union([Type.String(), Type.Null()]),
+    created_at: Timestamp,
+    activated_at: NullableTimestamp,
+  },
+  { $id: 'PackageVersion', title: 'PackageVersion' },
+)
+
+export const PackageDetail = Type.Object(
+  {
+    package: Type.Ref('Package'),
+    versions: Type.Array(Type.Ref('PackageVersion')),
+    manifest: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+      description: 'Manifest summary of the active version: organizations, items, SCOs, launch',
+    }),
+    warnings: Type.Array(Type.String()),
+  },
+  { $id: 'PackageDetail', title: 'PackageDetail' },
+)
+
+export const PackageList = Type.Object({
+  packages: Type.Array(Type.Ref('Package')),
+  next_cursor: NextCursor,
+})
+
+export const PackageIdParams = Type.Object({ packageId: Type.String() })
+export const VersionParams = Type.Object({ packageId: Type.String(), versionId: Type.String() })
+
+export const UploadUrlBody = Type.Object({
+  tenant_id: Type.Optional(
+    Type.String({ description: "Must equal the key's tenant when given; the key decides" }),
+  ),
+  uploaded_by: Type.Optional(Type.String({ maxLength: 200 })),
+  filename: Type.String({ minLength: 1, maxLength: 255 }),
+  file_size: Type.Integer({ minimum: 1, description: 'Exact size in bytes of the zip to PUT' }),
+})
+
+export const UploadUrlResponse = Type.Object({
+  presigned_url: Type.String(),
+  required_put_headers: Type.Record(Type.String(), Type.String()),
+  storage_path: Type.String(),
+  expires_at: Timestamp,
+})
+
+export const ProcessBody = Type.Object({
+  tenant_id: Type.Optional(Type.String()),
+  uploaded_by: Type.Optional(Type.String({ maxLength: 200 })),
+  storage_path: Type.String({ minLength: 1 }),
+  original_filename: Type.Optional(Type.String({ maxLength: 255 })),
+})
+
+export const ListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  cursor: Type.Optional(Type.String()),
+  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('archived')])),
+})

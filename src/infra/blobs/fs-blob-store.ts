@@ -1,0 +1,296 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { BigIntStats, Dirent } from 'node:fs'
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  unlink,
+} from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { AppError } from '../../shared/app-error.ts'
+import { type Clock, systemClock } from '../../shared/clock.ts'
+import type { BlobMeta, BlobObject, BlobStore, PutOptions, UploadUrl } from './blob-store.ts'
+import { assertValidRange, clampRange } from './byte-range.ts'
+import { lengthGuard } from './length-guard.ts'
+import { lookupMimeType } from './mime-types.ts'
+import {
+  assertSafeKey,
+  keyProblem,
+  resolveSafePath,
+  splitSafePrefix,
+  TEMP_PREFIX,
+} from './safe-path.ts'
+import { assertValidUploadRequest, type UploadRequest } from './upload-request.ts'
+import { signUploadToken } from './upload-token.ts'
+
+export interface FsBlobStoreOptions {
+  /** Directory holding the objects (DATA_DIR/blobs in the default setup); created when needed. */
+  root: string
+  /** Origin (and optional path) of the service; upload URLs are `${publicUrl}/uploads/${token}`. */
+  publicUrl: string
+  /** HMAC key of upload tokens, at least 16 bytes; the `/uploads` route verifies with it. */
+  uploadSecret: string | Buffer
+  /** Default: the system clock. */
+  clock?: Clock
+  /** fsync each file before renaming it into place, so a crash cannot leave an empty object. Default true. */
+  fsync?: boolean
+}
+
+const OPEN_ATTEMPTS = 3
+
+function errnoCode(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | null)?.code
+}
+
+function isMissing(err: unknown): boolean {
+  const code = errnoCode(err)
+  return code === 'ENOENT' || code === 'ENOTDIR'
+}
+
+/** A file/directory clash (`a` stored, then `a/b`, or the reverse), which S3 would allow. */
+function collision(key: string, err: unknown): AppError | null {
+  const code = errnoCode(err)
+  if (code !== 'EISDIR' && code !== 'ENOTDIR' && code !== 'EEXIST' && code !== 'ENOTEMPTY') {
+    return null
+  }
+  return new AppError('conflict', `Blob key ${JSON.stringify(key)} collides with another key`, {
+    key,
+  })
+}
+
+/**
+ * The ETag is derived from (device, inode, size, mtime in ns) rather than a content hash: no
+ * sidecar files and no read of the bytes, and it is still strong because objects are never
+ * written in place — every put renames a fresh file in, giving a new inode and mtime.
+ */
+function metaOf(key: string, stats: BigIntStats): BlobMeta {
+  const identity = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`
+  const digest = createHash('sha256').update(identity).digest('base64url').slice(0, 27)
+  const meta: BlobMeta = {
+    key,
+    size: Number(stats.size),
+    etag: `"${digest}"`,
+    lastModified: new Date(Number(stats.mtimeMs)),
+  }
+  const contentType = lookupMimeType(key)
+  if (contentType) meta.contentType = contentType
+  return meta
+}
+
+/** Blobs as plain files under one root directory; keys map to relative paths. */
+export class FsBlobStore implements BlobStore {
+  readonly kind = 'fs' as const
+  readonly root: string
+  readonly #publicUrl: string
+  readonly #secret: string | Buffer
+  readonly #clock: Clock
+  readonly #fsync: boolean
+  #rootReady: Promise<unknown> | null = null
+
+  constructor(options: FsBlobStoreOptions) {
+    this.root = options.root
+    this.#publicUrl = options.publicUrl.replace(/\/+$/, '')
+    this.#secret = options.uploadSecret
+    this.#clock = options.clock ?? systemClock
+    this.#fsync = options.fsync ?? true
+  }
+
+  #ensureRoot(): Promise<unknown> {
+    this.#rootReady ??= mkdir(this.root, { recursive: true }).catch((err: unknown) => {
+      this.#rootReady = null
+      throw err
+    })
+    return this.#rootReady
+  }
+
+  /** The resolved path of a key or prefix directory ('' = root); null when it cannot exist. */
+  async #existingPath(key: string, entry = false): Promise<string | null> {
+    await this.#ensureRoot()
+    try {
+      return await resolveSafePath(this.root, key, { entry })
+    } catch (err) {
+      if (isMissing(err)) return null
+      throw err
+    }
+  }
+
+  async put(
+    key: string,
+    body: Readable | Buffer,
+    options: PutOptions = {},
+  ): Promise<{ size: number }> {
+    assertSafeKey(key)
+    const expected = options.contentLength
+    if (Buffer.isBuffer(body) && expected !== undefined && body.length !== expected) {
+      throw new AppError('invalid_request', `Body is ${body.length} bytes, declared ${expected}`)
+    }
+    await this.#ensureRoot()
+    let handle: FileHandle | undefined
+    let temp = ''
+    let target = ''
+    // A concurrent deletePrefix may remove the freshly made parent before the temp file opens.
+    for (let attempt = 1; !handle; attempt++) {
+      try {
+        target = await resolveSafePath(this.root, key, { createParents: true })
+        temp = join(dirname(target), `${TEMP_PREFIX}${randomBytes(9).toString('base64url')}`)
+        handle = await open(temp, 'wx', 0o644)
+      } catch (err) {
+        if (errnoCode(err) === 'ENOENT' && attempt < OPEN_ATTEMPTS) continue
+        throw collision(key, err) ?? err
+      }
+    }
+    try {
+      let size: number
+      if (Buffer.isBuffer(body)) {
+        await handle.writeFile(body)
+        if (this.#fsync) await handle.sync()
+        await handle.close()
+        size = body.length
+      } else {
+        const guard = lengthGuard({ expected })
+        // The stream owns the handle from here: it fsyncs (flush) and closes it, also on error.
+        const sink = handle.createWriteStream({ flush: this.#fsync })
+        handle = undefined
+        await pipeline(body, guard, sink)
+        size = guard.bytes
+      }
+      handle = undefined
+      await rename(temp, target)
+      return { size }
+    } catch (err) {
+      await handle?.close().catch(() => {})
+      await rm(temp, { force: true })
+      throw collision(key, err) ?? err
+    }
+  }
+
+  async get(key: string, range?: { start: number; end?: number }): Promise<BlobObject | null> {
+    assertSafeKey(key)
+    if (range !== undefined) assertValidRange(range)
+    const path = await this.#existingPath(key)
+    if (path === null) return null
+    let handle: FileHandle
+    try {
+      handle = await open(path, 'r')
+    } catch (err) {
+      if (isMissing(err) || errnoCode(err) === 'EISDIR') return null
+      throw err
+    }
+    try {
+      // Metadata from the open descriptor, so the ETag describes exactly the bytes streamed even
+      // if the key is replaced meanwhile.
+      const stats = await handle.stat({ bigint: true })
+      if (!stats.isFile()) {
+        await handle.close()
+        return null
+      }
+      const meta = metaOf(key, stats)
+      if (!range) return { ...meta, body: handle.createReadStream() }
+      const served = clampRange(range, meta.size)
+      if (!served) {
+        await handle.close()
+        return { ...meta, body: Readable.from([]), unsatisfiable: true }
+      }
+      return { ...meta, body: handle.createReadStream(served), range: served }
+    } catch (err) {
+      await handle.close().catch(() => {})
+      throw err
+    }
+  }
+
+  async head(key: string): Promise<BlobMeta | null> {
+    assertSafeKey(key)
+    const path = await this.#existingPath(key)
+    if (path === null) return null
+    try {
+      const stats = await stat(path, { bigint: true })
+      return stats.isFile() ? metaOf(key, stats) : null
+    } catch (err) {
+      if (isMissing(err)) return null
+      throw err
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    assertSafeKey(key)
+    const path = await this.#existingPath(key, true)
+    if (path === null) return
+    try {
+      await unlink(path)
+    } catch (err) {
+      // A directory is not an object: deleting a key that only prefixes others does nothing.
+      const code = errnoCode(err)
+      if (!isMissing(err) && code !== 'EISDIR' && code !== 'EPERM') throw err
+    }
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    if (prefix === '') throw new AppError('invalid_request', 'Refusing to delete every blob')
+    const { dir, namePrefix } = splitSafePrefix(prefix)
+    const dirPath = await this.#existingPath(dir)
+    if (dirPath === null) return
+    // Names first, then removal: a directory is not changed while it is being read.
+    for (const { name } of await readdirOrEmpty(dirPath)) {
+      if (name.startsWith(TEMP_PREFIX) || !name.startsWith(namePrefix)) continue
+      // rm does not follow symlinks, so a link inside the prefix is removed, not its target.
+      await rm(join(dirPath, name), { recursive: true, force: true })
+    }
+    if (namePrefix === '' && dir !== '') await rmdir(dirPath).catch(() => {})
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    const { dir, namePrefix } = splitSafePrefix(prefix)
+    const dirPath = await this.#existingPath(dir)
+    if (dirPath === null) return
+    yield* walk(dirPath, dir === '' ? '' : `${dir}/`, namePrefix)
+  }
+
+  async createUploadUrl(key: string, options: UploadRequest): Promise<UploadUrl> {
+    assertSafeKey(key)
+    assertValidUploadRequest(options)
+    const expiresAt = new Date(this.#clock.now().getTime() + options.expiresInSeconds * 1000)
+    const token = signUploadToken(this.#secret, {
+      key,
+      expiresAt,
+      ...(options.contentType !== undefined && { contentType: options.contentType }),
+      ...(options.contentLength !== undefined && { contentLength: options.contentLength }),
+    })
+    const headers: Record<string, string> = {}
+    if (options.contentType !== undefined) headers['Content-Type'] = options.contentType
+    if (options.contentLength !== undefined) {
+      headers['Content-Length'] = String(options.contentLength)
+    }
+    return { url: `${this.#publicUrl}/uploads/${token}`, headers, expiresAt }
+  }
+}
+
+async function readdirOrEmpty(path: string): Promise<Dirent[]> {
+  try {
+    return await readdir(path, { withFileTypes: true })
+  } catch (err) {
+    if (isMissing(err)) return []
+    throw err
+  }
+}
+
+/** Regular files only: symlinks are not followed, temp files and unusable names are skipped. */
+async function* walk(
+  dirPath: string,
+  keyPrefix: string,
+  namePrefix: string,
+): AsyncIterable<string> {
+  for (const entry of await readdirOrEmpty(dirPath)) {
+    if (entry.name.startsWith(TEMP_PREFIX) || !entry.name.startsWith(namePrefix)) continue
+    const key = `${keyPrefix}${entry.name}`
+    if (keyProblem(key) !== null) continue
+    if (entry.isDirectory()) yield* walk(join(dirPath, entry.name), `${key}/`, '')
+    else if (entry.isFile()) yield key
+  }
+}

@@ -1,0 +1,334 @@
+import { pipeline, Readable } from 'node:stream'
+import { pipeline as pipelineAsync } from 'node:stream/promises'
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  type GetObjectCommandOutput,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3'
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
+import { AppError } from '../../shared/app-error.ts'
+import { type Clock, systemClock } from '../../shared/clock.ts'
+import type { BlobMeta, BlobObject, BlobStore, PutOptions, UploadUrl } from './blob-store.ts'
+import { assertValidRange } from './byte-range.ts'
+import { lengthGuard } from './length-guard.ts'
+import { lookupMimeType } from './mime-types.ts'
+import { assertSafeKey, keyProblem, splitSafePrefix } from './safe-path.ts'
+import { assertValidUploadRequest, type UploadRequest } from './upload-request.ts'
+
+export interface S3BlobStoreOptions {
+  /** `s3://bucket` or `s3://bucket/prefix` (STORAGE_URL). */
+  url: string
+  /** For S3-compatible stores (AWS_ENDPOINT_URL). Default: AWS. */
+  endpoint?: string
+  /** Default `us-east-1` (what most S3-compatible stores accept). */
+  region?: string
+  /** Default: the SDK's provider chain (environment, profile, instance role…). */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }
+  /** `https://host/bucket/key` instead of `https://bucket.host/key`. Default false. */
+  forcePathStyle?: boolean
+  /** Largest body put() buffers when it is not given `contentLength`. Default 64 MiB. */
+  maxBufferedPutBytes?: number
+  /**
+   * When the SDK adds CRC32 checksums. Default `WHEN_REQUIRED`: the SDK's own default
+   * (`WHEN_SUPPORTED`) sends streamed bodies `aws-chunked` with a trailing checksum and puts an
+   * empty-body checksum into presigned URLs, which many S3-compatible stores mishandle.
+   */
+  checksums?: 'WHEN_REQUIRED' | 'WHEN_SUPPORTED'
+  /** Default: the system clock (used as the presigning date). */
+  clock?: Clock
+  /**
+   * Where the SDK's own warnings go (a pino logger fits). Default: dropped; the SDK would
+   * otherwise print some of them to the console.
+   */
+  logger?: SdkLogger
+}
+
+export interface SdkLogger {
+  debug(...content: unknown[]): void
+  info(...content: unknown[]): void
+  warn(...content: unknown[]): void
+  error(...content: unknown[]): void
+}
+
+const quiet: SdkLogger = { debug() {}, info() {}, warn() {}, error() {} }
+
+const BUCKET = /^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/
+
+/** `s3://bucket/some/prefix` → `{ bucket, prefix: 'some/prefix/' }` (prefix '' when absent). */
+export function parseS3Url(url: string): { bucket: string; prefix: string } {
+  const match = /^s3:\/\/([^/?#]+)(?:\/([^?#]*))?$/.exec(url)
+  const bucket = match?.[1]
+  if (!bucket || !BUCKET.test(bucket)) {
+    throw new Error(`STORAGE_URL must look like s3://bucket/optional/prefix, got ${url}`)
+  }
+  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '')
+  if (prefix !== '' && keyProblem(prefix) !== null) {
+    throw new Error(`STORAGE_URL has an unusable prefix (${keyProblem(prefix)}): ${url}`)
+  }
+  return { bucket, prefix: prefix === '' ? '' : `${prefix}/` }
+}
+
+function statusOf(err: unknown): number | undefined {
+  return (err as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode
+}
+
+function isNoSuchKey(err: unknown): boolean {
+  const name = (err as Error | null)?.name
+  return (
+    name === 'NoSuchKey' ||
+    name === 'NotFound' ||
+    (name !== 'NoSuchBucket' && statusOf(err) === 404)
+  )
+}
+
+function metaOf(
+  key: string,
+  out: { ETag?: string; LastModified?: Date; ContentType?: string },
+  size: number,
+): BlobMeta {
+  const meta: BlobMeta = {
+    key,
+    size,
+    etag: out.ETag ?? '""',
+    lastModified: out.LastModified ?? new Date(0),
+  }
+  if (out.ContentType) meta.contentType = out.ContentType
+  return meta
+}
+
+/** Blobs in one bucket under an optional key prefix; any S3-compatible store. */
+export class S3BlobStore implements BlobStore {
+  readonly kind = 's3' as const
+  readonly bucket: string
+  readonly prefix: string
+  readonly client: S3Client
+  readonly #maxBuffered: number
+  readonly #clock: Clock
+
+  constructor(options: S3BlobStoreOptions) {
+    const { bucket, prefix } = parseS3Url(options.url)
+    this.bucket = bucket
+    this.prefix = prefix
+    this.#maxBuffered = options.maxBufferedPutBytes ?? 64 * 1024 * 1024
+    this.#clock = options.clock ?? systemClock
+    const checksums = options.checksums ?? 'WHEN_REQUIRED'
+    this.client = new S3Client({
+      region: options.region ?? 'us-east-1',
+      forcePathStyle: options.forcePathStyle ?? false,
+      followRegionRedirects: true,
+      logger: options.logger ?? quiet,
+      requestChecksumCalculation: checksums,
+      responseChecksumValidation: checksums,
+      ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
+      ...(options.credentials !== undefined && { credentials: options.credentials }),
+    })
+  }
+
+  #full(key: string): string {
+    return `${this.prefix}${key}`
+  }
+
+  async put(
+    key: string,
+    body: Readable | Buffer,
+    options: PutOptions = {},
+  ): Promise<{ size: number }> {
+    assertSafeKey(key)
+    const expected = options.contentLength
+    const contentType = options.contentType ?? lookupMimeType(key)
+    const input = {
+      Bucket: this.bucket,
+      Key: this.#full(key),
+      ...(contentType !== undefined && { ContentType: contentType }),
+    }
+    if (Buffer.isBuffer(body) || expected === undefined) {
+      const bytes = Buffer.isBuffer(body) ? body : await this.#buffer(body)
+      if (expected !== undefined && bytes.length !== expected) {
+        throw new AppError('invalid_request', `Body is ${bytes.length} bytes, declared ${expected}`)
+      }
+      await this.client.send(
+        new PutObjectCommand({ ...input, Body: bytes, ContentLength: bytes.length }),
+      )
+      return { size: bytes.length }
+    }
+    // Known length: stream it. The SDK pipes the body without watching it for errors, so a
+    // failing or wrong-sized body aborts the request; S3 then stores nothing.
+    const guard = lengthGuard({ expected })
+    const abort = new AbortController()
+    let bodyError: unknown
+    pipeline(body, guard, (err) => {
+      if (err) {
+        bodyError = err
+        abort.abort(err)
+      }
+    })
+    try {
+      await this.client.send(
+        new PutObjectCommand({ ...input, Body: guard, ContentLength: expected }),
+        {
+          abortSignal: abort.signal,
+        },
+      )
+    } catch (err) {
+      guard.destroy()
+      throw bodyError ?? err
+    }
+    return { size: expected }
+  }
+
+  /** Unknown length: S3 needs one up front (no multipart without @aws-sdk/lib-storage). */
+  async #buffer(body: Readable): Promise<Buffer> {
+    const chunks: Buffer[] = []
+    await pipelineAsync(body, lengthGuard({ max: this.#maxBuffered }), async (source) => {
+      for await (const chunk of source) chunks.push(chunk as Buffer)
+    })
+    return Buffer.concat(chunks)
+  }
+
+  async get(key: string, range?: { start: number; end?: number }): Promise<BlobObject | null> {
+    assertSafeKey(key)
+    if (range !== undefined) assertValidRange(range)
+    let out: GetObjectCommandOutput
+    try {
+      out = await this.client.send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: this.#full(key),
+          ...(range && { Range: `bytes=${range.start}-${range.end ?? ''}` }),
+        }),
+      )
+    } catch (err) {
+      if (isNoSuchKey(err)) return null
+      if (range && (statusOf(err) === 416 || (err as Error).name === 'InvalidRange')) {
+        const meta = await this.head(key)
+        return meta && { ...meta, body: Readable.from([]), unsatisfiable: true }
+      }
+      throw err
+    }
+    const body = out.Body
+    if (!(body instanceof Readable)) throw new Error('S3 GetObject returned no Node stream')
+    const served = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(out.ContentRange ?? '')
+    if (served) {
+      const [start, end, size] = [Number(served[1]), Number(served[2]), Number(served[3])]
+      const meta = metaOf(key, out, size)
+      // Some S3 look-alikes answer 206 `bytes 0-0/0` for an empty object instead of 416.
+      if (start >= size) {
+        body.destroy()
+        return { ...meta, body: Readable.from([]), unsatisfiable: true }
+      }
+      return { ...meta, body, range: { start, end } }
+    }
+    const meta = metaOf(key, out, out.ContentLength ?? 0)
+    if (!range) return { ...meta, body }
+    // A store that answered a ranged request with the whole object (seen with empty objects).
+    if (range.start >= meta.size) {
+      body.destroy()
+      return { ...meta, body: Readable.from([]), unsatisfiable: true }
+    }
+    if (range.start !== 0) {
+      body.destroy()
+      throw new Error(`S3 store ignored the Range header for ${key}`)
+    }
+    return { ...meta, body, range: { start: 0, end: meta.size - 1 } }
+  }
+
+  async head(key: string): Promise<BlobMeta | null> {
+    assertSafeKey(key)
+    try {
+      const out = await this.client.send(
+        new HeadObjectCommand({ Bucket: this.bucket, Key: this.#full(key) }),
+      )
+      return metaOf(key, out, out.ContentLength ?? 0)
+    } catch (err) {
+      if (isNoSuchKey(err)) return null
+      throw err
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    assertSafeKey(key)
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.#full(key) }))
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    if (prefix === '') throw new AppError('invalid_request', 'Refusing to delete every blob')
+    for await (const keys of this.#pages(prefix)) {
+      if (keys.length === 0) continue
+      const out = await this.client.send(
+        new DeleteObjectsCommand({
+          Bucket: this.bucket,
+          Delete: { Objects: keys.map((key) => ({ Key: key })), Quiet: true },
+        }),
+      )
+      const first = out.Errors?.[0]
+      if (first) {
+        throw new Error(`S3 could not delete ${first.Key ?? '?'}: ${first.Code} ${first.Message}`)
+      }
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    for await (const keys of this.#pages(prefix)) {
+      for (const full of keys) {
+        const key = full.slice(this.prefix.length)
+        if (keyProblem(key) === null) yield key
+      }
+    }
+  }
+
+  /** Full keys (with the store prefix) under `prefix`, one ListObjectsV2 page (≤ 1000) at a time. */
+  async *#pages(prefix: string): AsyncIterable<string[]> {
+    splitSafePrefix(prefix)
+    let token: string | undefined
+    do {
+      const out = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: this.#full(prefix),
+          ...(token !== undefined && { ContinuationToken: token }),
+        }),
+      )
+      yield (out.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []))
+      token = out.IsTruncated ? out.NextContinuationToken : undefined
+    } while (token !== undefined)
+  }
+
+  /**
+   * A presigned PUT. Content-Type and Content-Length, when given, are signed: the client must
+   * send exactly those (browsers and fetch() set Content-Length themselves).
+   */
+  async createUploadUrl(key: string, options: UploadRequest): Promise<UploadUrl> {
+    assertSafeKey(key)
+    assertValidUploadRequest(options)
+    const { contentType, contentLength, expiresInSeconds } = options
+    const command = new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: this.#full(key),
+      ...(contentType !== undefined && { ContentType: contentType }),
+      ...(contentLength !== undefined && { ContentLength: contentLength }),
+    })
+    const signingDate = this.#clock.now()
+    const url = await getSignedUrl(this.client, command, {
+      expiresIn: expiresInSeconds,
+      signingDate,
+      signableHeaders: new Set(['content-type', 'content-length']),
+    })
+    const headers: Record<string, string> = {}
+    if (contentType !== undefined) headers['Content-Type'] = contentType
+    if (contentLength !== undefined) headers['Content-Length'] = String(contentLength)
+    return {
+      url,
+      headers,
+      expiresAt: new Date(signingDate.getTime() + expiresInSeconds * 1000),
+    }
+  }
+
+  async close(): Promise<void> {
+    this.client.destroy()
+  }
+}

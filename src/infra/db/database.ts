@@ -1,0 +1,42 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { Kysely, PostgresDialect } from 'kysely'
+import { Migrator } from 'kysely/migration'
+import pg from 'pg'
+import { migrationProvider } from './migrations/index.ts'
+import { createNodeSqliteDialect } from './node-sqlite-dialect.ts'
+import type { Database, Dialect } from './schema.ts'
+
+export interface Db {
+  kysely: Kysely<Database>
+  dialect: Dialect
+  close(): Promise<void>
+}
+
+/**
+ * Opens the database named by `url`: `postgres://…` / `postgresql://…`, or `sqlite:PATH`
+ * (`sqlite::memory:` for an in-memory database). A bare path is treated as SQLite.
+ */
+export function openDatabase(url: string, options: { poolSize?: number } = {}): Db {
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 })
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    return { kysely, dialect: 'postgres', close: () => kysely.destroy() }
+  }
+  const path = url.replace(/^sqlite:(\/\/)?/, '')
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const kysely = new Kysely<Database>({ dialect: createNodeSqliteDialect(path) })
+  return { kysely, dialect: 'sqlite', close: () => kysely.destroy() }
+}
+
+/** Brings the schema to the latest migration; throws with the failing migration's name. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db: db.kysely, provider: migrationProvider(db.dialect) })
+  const { error, results } = await migrator.migrateToLatest()
+  const failed = results?.find((r) => r.status === 'Error')
+  if (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`)
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}

@@ -1,0 +1,19 @@
+import type { Migration, MigrationProvider } from 'kysely/migration'
+import type { Dialect } from '../schema.ts'
+import { initialMigration } from './0001-initial.ts'
+import { jobQueueMigration } from './0002-job-queue.ts'
+
+/**
+ * Migrations are listed here in order, so they are bundled with the code instead of being
+ * discovered from the filesystem at run time. Names sort lexically: keep the numeric prefix.
+ */
+export function migrationProvider(dialect: Dialect): MigrationProvider {
+  return {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      return {
+        '0001-initial': initialMigration(dialect),
+        '0002-job-queue': jobQueueMigration(dialect),
+      }
+    },
+  }
+}

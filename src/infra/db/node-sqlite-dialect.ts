@@ -1,0 +1,71 @@
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite'
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type SqliteDatabase,
+  SqliteDialect,
+  SqliteDriver,
+  type SqliteStatement,
+} from 'kysely'
+
+/**
+ * Kysely's SQLite dialect speaks the better-sqlite3 interface; this adapts `node:sqlite` to it
+ * (DESIGN §1: no native addons).
+ */
+function adapt(db: DatabaseSync): SqliteDatabase {
+  return {
+    close: () => db.close(),
+    prepare(sql: string): SqliteStatement {
+      const stmt = db.prepare(sql)
+      return {
+        reader: stmt.columns().length > 0,
+        all: (params) => stmt.all(...params.map(toSqlite)),
+        run: (params) => {
+          const { changes, lastInsertRowid } = stmt.run(...params.map(toSqlite))
+          return { changes, lastInsertRowid }
+        },
+        iterate: (params) => stmt.iterate(...params.map(toSqlite)),
+      }
+    },
+  }
+}
+
+function toSqlite(value: unknown): SQLInputValue {
+  if (typeof value === 'boolean') return value ? 1 : 0
+  if (value instanceof Date) return value.toISOString()
+  if (value === undefined) return null
+  return value as SQLInputValue
+}
+
+/**
+ * Every transaction starts with BEGIN IMMEDIATE so that two processes (server and worker) never
+ * deadlock upgrading a read lock to a write lock; waiting writers queue on busy_timeout instead.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+  }
+}
+
+class NodeSqliteDialect extends SqliteDialect {
+  readonly #database: () => Promise<SqliteDatabase>
+  constructor(database: () => Promise<SqliteDatabase>) {
+    super({ database })
+    this.#database = database
+  }
+  override createDriver() {
+    return new ImmediateSqliteDriver({ database: this.#database })
+  }
+}
+
+/** Opens `path` (a file, or `:memory:`) in WAL mode with foreign keys on. */
+export function createNodeSqliteDialect(path: string): SqliteDialect {
+  return new NodeSqliteDialect(async () => {
+    const db = new DatabaseSync(path)
+    db.exec('PRAGMA journal_mode = WAL')
+    db.exec('PRAGMA foreign_keys = ON')
+    db.exec('PRAGMA busy_timeout = 10000')
+    db.exec('PRAGMA synchronous = NORMAL')
+    return adapt(db)
+  })
+}

@@ -1,0 +1,315 @@
+import { type Clock, systemClock } from '../../shared/clock.ts'
+import type { Db } from '../db/database.ts'
+import {
+  type ClaimedJob,
+  claimJobs,
+  completeJob,
+  failExpiredFinalAttempts,
+  failJob,
+  releaseJob,
+} from './job-lease.repository.ts'
+import { fireDueSchedules } from './job-schedule.repository.ts'
+import {
+  DEFAULT_LEASE_SECONDS,
+  retryDelaySeconds,
+  type TaskHandler,
+  type TaskRegistry,
+} from './queue.types.ts'
+
+/** Structured logger; a pino logger fits. */
+export interface WorkerLogger {
+  info(obj: object, msg: string): void
+  warn(obj: object, msg: string): void
+  error(obj: object, msg: string): void
+}
+
+export interface WorkerOptions {
+  /** Jobs run at the same time by this worker. Default: 4. */
+  concurrency?: number
+  /** Wait between polls when idle; `wake()` cuts it short. Default: 1000 ms. */
+  pollIntervalMs?: number
+  /** Lease of tasks that do not set their own. Default: 60 s. */
+  leaseSeconds?: number
+  /** Whether this worker fires due schedules (safe on every worker). Default: true. */
+  schedules?: boolean
+  /** How long `stop()` waits for running jobs before releasing them. Default: 20 000 ms. */
+  shutdownTimeoutMs?: number
+  /** Default: the system clock. */
+  clock?: Clock
+  /** Default: warnings and errors to the console. */
+  logger?: WorkerLogger
+}
+
+interface ResolvedTask {
+  handler: TaskHandler
+  leaseSeconds: number
+  retryDelaySeconds: (attempt: number) => number
+}
+
+interface RunningJob {
+  job: ClaimedJob
+  controller: AbortController
+  /** Set once `stop()` has released the lease: the outcome must not be written. */
+  released: boolean
+  done: Promise<void>
+}
+
+const LAST_ERROR_MAX_CHARS = 4000
+
+const consoleLogger: WorkerLogger = {
+  info: () => {},
+  warn: (obj, msg) => console.warn(`[worker] ${msg}`, obj),
+  error: (obj, msg) => console.error(`[worker] ${msg}`, obj),
+}
+
+/**
+ * Polls the jobs table and runs the registered tasks. Handler errors are recorded on the job
+ * (retry with backoff, then `failed`) and never escape; database errors while polling are logged
+ * and the next poll tries again. Several workers, in one or many processes, may share a database.
+ */
+export class Worker {
+  readonly #db: Db
+  readonly #tasks: Map<string, ResolvedTask>
+  readonly #leases: Map<string, number>
+  readonly #concurrency: number
+  readonly #pollIntervalMs: number
+  readonly #schedules: boolean
+  readonly #shutdownTimeoutMs: number
+  readonly #clock: Clock
+  readonly #logger: WorkerLogger
+  readonly #running = new Map<string, RunningJob>()
+  #state: 'idle' | 'running' | 'stopping' | 'stopped' = 'idle'
+  #loop: Promise<void> | undefined
+  #stopping: Promise<void> | undefined
+  #sleepTimer: NodeJS.Timeout | undefined
+  #wakeSleeper: (() => void) | undefined
+  #wakeRequested = false
+  #lastHousekeeping = 0
+
+  constructor(db: Db, tasks: TaskRegistry, options: WorkerOptions = {}) {
+    this.#db = db
+    this.#concurrency = positiveInteger('concurrency', options.concurrency ?? 4)
+    this.#pollIntervalMs = options.pollIntervalMs ?? 1000
+    this.#schedules = options.schedules ?? true
+    this.#shutdownTimeoutMs = options.shutdownTimeoutMs ?? 20_000
+    this.#clock = options.clock ?? systemClock
+    this.#logger = options.logger ?? consoleLogger
+    const defaultLease = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS
+    this.#tasks = new Map()
+    this.#leases = new Map()
+    for (const [name, entry] of Object.entries(tasks)) {
+      const def = typeof entry === 'function' ? { handler: entry } : entry
+      const leaseSeconds = def.leaseSeconds ?? defaultLease
+      if (!(leaseSeconds > 0)) throw new Error(`task ${name}: leaseSeconds must be > 0`)
+      this.#tasks.set(name, {
+        handler: def.handler,
+        leaseSeconds,
+        retryDelaySeconds: def.retryDelaySeconds ?? retryDelaySeconds,
+      })
+      this.#leases.set(name, leaseSeconds)
+    }
+  }
+
+  /** Jobs currently executing in this worker. */
+  get runningCount(): number {
+    return this.#running.size
+  }
+
+  /** Starts polling. A worker starts once; make a new one after `stop()`. */
+  start(): void {
+    if (this.#state !== 'idle') throw new Error(`worker cannot start: it is ${this.#state}`)
+    this.#state = 'running'
+    this.#loop = this.#pollLoop()
+  }
+
+  /** Polls now instead of at the end of the interval (e.g. right after enqueueing). */
+  wake(): void {
+    if (this.#state !== 'running') return
+    const wake = this.#wakeSleeper
+    if (!wake) {
+      this.#wakeRequested = true
+      return
+    }
+    this.#wakeSleeper = undefined
+    clearTimeout(this.#sleepTimer)
+    wake()
+  }
+
+  /**
+   * Graceful shutdown (call it on SIGTERM): stops claiming, waits up to `timeoutMs` (default: the
+   * `shutdownTimeoutMs` option) for running jobs, then aborts the signals of those still running
+   * and releases their leases so any worker can take them at once; their late outcome is ignored.
+   */
+  stop(options: { timeoutMs?: number } = {}): Promise<void> {
+    this.#stopping ??= this.#shutdown(options.timeoutMs ?? this.#shutdownTimeoutMs)
+    return this.#stopping
+  }
+
+  /**
+   * Without starting the poll loop: fires due schedules, then claims and runs due jobs (up to
+   * `concurrency` at a time) until none is due; returns how many ran. For tests and one-shot CLI
+   * runs. Unlike the loop, database errors are thrown.
+   */
+  async runOnce(): Promise<number> {
+    if (this.#state !== 'idle')
+      throw new Error(`runOnce needs an idle worker; it is ${this.#state}`)
+    await this.#housekeeping()
+    let ran = 0
+    for (;;) {
+      const jobs = await claimJobs(this.#db, this.#clock.now(), this.#leases, this.#concurrency)
+      if (jobs.length === 0) return ran
+      ran += jobs.length
+      await Promise.all(jobs.map((job) => this.#launch(job).done))
+    }
+  }
+
+  async #pollLoop(): Promise<void> {
+    while (this.#state === 'running') {
+      try {
+        if (Date.now() - this.#lastHousekeeping >= this.#pollIntervalMs) await this.#housekeeping()
+        const free = this.#concurrency - this.#running.size
+        if (free > 0 && this.#state === 'running') {
+          const jobs = await claimJobs(this.#db, this.#clock.now(), this.#leases, free, [
+            ...this.#running.keys(),
+          ])
+          for (const job of jobs) this.#launch(job)
+        }
+      } catch (err) {
+        this.#logger.error({ err }, 'poll failed; retrying after the poll interval')
+      }
+      if (this.#state !== 'running') return
+      await this.#sleep()
+    }
+  }
+
+  async #housekeeping(): Promise<void> {
+    this.#lastHousekeeping = Date.now()
+    if (this.#schedules) await fireDueSchedules(this.#db, this.#clock)
+    const expired = await failExpiredFinalAttempts(this.#db, this.#clock.now())
+    if (expired > 0)
+      this.#logger.warn({ count: expired }, 'jobs failed: lease expired on last attempt')
+  }
+
+  #sleep(): Promise<void> {
+    if (this.#wakeRequested) {
+      this.#wakeRequested = false
+      return Promise.resolve()
+    }
+    return new Promise((resolve) => {
+      this.#wakeSleeper = resolve
+      this.#sleepTimer = setTimeout(() => {
+        this.#wakeSleeper = undefined
+        resolve()
+      }, this.#pollIntervalMs)
+    })
+  }
+
+  #launch(job: ClaimedJob): RunningJob {
+    const task = this.#tasks.get(job.task)
+    if (!task) throw new Error(`claimed job ${job.id} of unregistered task ${job.task}`)
+    const controller = new AbortController()
+    const leaseTimer = setTimeout(
+      () => controller.abort(new Error(`lease of job ${job.id} expired`)),
+      task.leaseSeconds * 1000,
+    )
+    leaseTimer.unref()
+    const entry: RunningJob = { job, controller, released: false, done: Promise.resolve() }
+    this.#running.set(job.id, entry)
+    entry.done = this.#execute(entry, task).finally(() => {
+      clearTimeout(leaseTimer)
+      this.#running.delete(job.id)
+      this.wake()
+    })
+    return entry
+  }
+
+  /** Runs the handler and records the outcome under the lease token; never rejects. */
+  async #execute(entry: RunningJob, task: ResolvedTask): Promise<void> {
+    const { job } = entry
+    let failure: unknown
+    let succeeded = false
+    try {
+      await task.handler(JSON.parse(job.payload), {
+        jobId: job.id,
+        attempt: job.attempts,
+        maxAttempts: job.maxAttempts,
+        signal: entry.controller.signal,
+        clock: this.#clock,
+      })
+      succeeded = true
+    } catch (err) {
+      failure = err
+    }
+    if (entry.released) return
+    const log = { jobId: job.id, task: job.task, attempt: job.attempts }
+    try {
+      const now = this.#clock.now()
+      if (succeeded) {
+        if (!(await completeJob(this.#db, now, job.id, job.leaseToken))) {
+          this.#logger.warn(log, 'job finished after its lease was taken over; result ignored')
+        }
+        return
+      }
+      const delayMs = Math.round(task.retryDelaySeconds(job.attempts) * 1000)
+      const retryAt = new Date(now.getTime() + delayMs)
+      const recorded = await failJob(
+        this.#db,
+        now,
+        job.id,
+        job.leaseToken,
+        errorMessage(failure),
+        retryAt,
+      )
+      this.#logger.warn(
+        { ...log, err: failure },
+        recorded ? 'job attempt failed' : 'job failed after its lease was taken over; ignored',
+      )
+    } catch (err) {
+      this.#logger.error({ ...log, err }, 'could not record the outcome of a job')
+    }
+  }
+
+  async #shutdown(timeoutMs: number): Promise<void> {
+    const wasStarted = this.#state === 'running'
+    this.#state = 'stopping'
+    const wake = this.#wakeSleeper
+    this.#wakeSleeper = undefined
+    clearTimeout(this.#sleepTimer)
+    wake?.()
+    if (wasStarted) await this.#loop
+    if (this.#running.size > 0) {
+      let timer: NodeJS.Timeout | undefined
+      const finished = Promise.all([...this.#running.values()].map((e) => e.done)).then(() => true)
+      const timeout = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs)
+      })
+      const allDone = await Promise.race([finished, timeout])
+      clearTimeout(timer)
+      if (!allDone) await this.#releaseRunning()
+    }
+    this.#state = 'stopped'
+  }
+
+  async #releaseRunning(): Promise<void> {
+    for (const entry of [...this.#running.values()]) {
+      entry.released = true
+      entry.controller.abort(new Error('worker stopping'))
+      try {
+        await releaseJob(this.#db, this.#clock.now(), entry.job.id, entry.job.leaseToken)
+        this.#logger.info({ jobId: entry.job.id }, 'released the lease of an unfinished job')
+      } catch (err) {
+        this.#logger.error({ jobId: entry.job.id, err }, 'could not release a job lease')
+      }
+    }
+  }
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be an integer >= 1`)
+  return value
+}
+
+function errorMessage(err: unknown): string {
+  const text = err instanceof Error ? err.message || err.name : String(err)
+  return text.length > LAST_ERROR_MAX_CHARS ? `${text.slice(0, LAST_ERROR_MAX_CHARS)}…` : text
+}

@@ -1,0 +1,105 @@
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig } from '../config.ts'
+import { migrateToLatest, openDatabase } from '../infra/db/database.ts'
+import { isMode } from '../modules/tenants/tenant-scope.ts'
+import { TenantService } from '../modules/tenants/tenant.service.ts'
+import { isAppError } from '../shared/app-error.ts'
+import { systemClock } from '../shared/clock.ts'
+import { loadOrCreateLocalSecret } from './secret.ts'
+import { runServer } from './server.ts'
+import { runWorkerProcess } from './worker.ts'
+
+const USAGE = `Usage: courseport <command>
+
+  serve [--no-worker]                       API (PORT) + content (CONTENT_PORT) [+ job worker]
+  worker                                    job worker only
+  migrate                                   bring the database schema up to date
+  tenant create --name NAME [--plan PLAN] [--json]
+  tenant list [--json]
+  key create --tenant TENANT_ID --mode test|live [--json]
+  key revoke KEY_ID
+
+Configuration comes from the environment; see README.md.`
+
+function config() {
+  const env = process.env
+  const dataDir = resolve(env.DATA_DIR || './data')
+  return loadConfig(env, { secretKey: env.SECRET_KEY ? undefined : loadOrCreateLocalSecret(dataDir) })
+}
+
+async function withTenants<T>(fn: (tenants: TenantService) => Promise<T>): Promise<T> {
+  const db = openDatabase(config().databaseUrl)
+  try {
+    await migrateToLatest(db)
+    return await fn(new TenantService(db.kysely, systemClock))
+  } finally {
+    await db.close()
+  }
+}
+
+function print(json: boolean, value: unknown, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`)
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, sub, ...rest] = argv
+  const { values, positionals } = parseArgs({
+    args: command === 'tenant' || command === 'key' ? rest : argv.slice(1),
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      tenant: { type: 'string' },
+      mode: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      'no-worker': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  })
+  if (values.help || !command) return void process.stdout.write(`${USAGE}\n`)
+  const json = values.json ?? false
+
+  if (command === 'serve') return runServer(config(), { withWorker: !values['no-worker'] })
+  if (command === 'worker') return runWorkerProcess(config())
+  if (command === 'migrate') {
+    const db = openDatabase(config().databaseUrl)
+    const applied = await migrateToLatest(db).finally(() => db.close())
+    return print(json, { applied }, applied.length ? `applied: ${applied.join(', ')}` : 'up to date')
+  }
+  if (command === 'tenant' && sub === 'create') {
+    if (!values.name) throw new UsageError('tenant create needs --name NAME')
+    const name = values.name
+    const t = await withTenants((s) => s.createTenant({ name, plan: values.plan }))
+    const out = { tenant_id: t.tenantId, test_key: t.testKey.key, live_key: t.liveKey.key }
+    return print(json, out, `tenant ${t.tenantId} (${t.plan})\ntest key: ${out.test_key}\nlive key: ${out.live_key}`)
+  }
+  if (command === 'tenant' && sub === 'list') {
+    const rows = await withTenants((s) => s.listTenants())
+    return print(json, rows, rows.map((r) => `${r.id}\t${r.plan_id}\t${r.name}`).join('\n'))
+  }
+  if (command === 'key' && sub === 'create') {
+    const mode = values.mode ?? ''
+    if (!values.tenant || !isMode(mode)) throw new UsageError('key create needs --tenant ID --mode test|live')
+    const tenantId = values.tenant
+    const k = await withTenants((s) => s.createKey(tenantId, mode))
+    return print(json, { key_id: k.id, tenant_id: k.tenantId, mode: k.mode, key: k.key }, `${k.id}\n${k.key}`)
+  }
+  if (command === 'key' && sub === 'revoke') {
+    const keyId = positionals[0]
+    if (!keyId) throw new UsageError('key revoke needs KEY_ID')
+    await withTenants((s) => s.revokeKey(keyId))
+    return print(json, { revoked: keyId }, `revoked ${keyId}`)
+  }
+  throw new UsageError(`unknown command: ${argv.join(' ')}`)
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError) process.stderr.write(`${err.message}\n\n${USAGE}\n`)
+  else if (err instanceof ConfigError) process.stderr.write(`Configuration error: ${err.message}\n`)
+  else if (isAppError(err)) process.stderr.write(`${err.message}\n`)
+  else process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  process.exit(err instanceof UsageError ? 64 : 1)
+})

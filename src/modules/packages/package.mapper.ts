@@ -1,0 +1,83 @@
+import type { PackagesTable, PackageVersionsTable } from '../../infra/db/schema.ts'
+
+/** A package as the API shows it (snake_case, like the spec). */
+export interface PackageView {
+  id: string
+  title: string
+  description: string | null
+  status: 'active' | 'archived'
+  content_type: 'scorm' | 'cmi5' | 'xapi'
+  scorm_version: '1.2' | '2004' | null
+  active_version_id: string | null
+  version_count: number
+  created_at: string
+  updated_at: string
+  archived_at: string | null
+}
+
+export interface VersionView {
+  id: string
+  package_id: string
+  version_number: number
+  active: boolean
+  content_type: 'scorm' | 'cmi5' | 'xapi'
+  scorm_version: '1.2' | '2004' | null
+  edition: string | null
+  title: string
+  file_count: number
+  total_bytes: number
+  original_filename: string
+  uploaded_by: string | null
+  created_at: string
+  activated_at: string | null
+}
+
+export function toPackageView(row: PackagesTable): PackageView {
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    status: row.status,
+    content_type: row.content_type,
+    scorm_version: row.scorm_version,
+    active_version_id: row.active_version_id,
+    version_count: Number(row.latest_version_number),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    archived_at: row.archived_at,
+  }
+}
+
+export function toVersionView(row: PackageVersionsTable, activeVersionId: string | null): VersionView {
+  return {
+    id: row.id,
+    package_id: row.package_id,
+    version_number: Number(row.version_number),
+    active: row.id === activeVersionId,
+    content_type: row.content_type,
+    scorm_version: row.scorm_version,
+    edition: row.edition,
+    title: row.title,
+    file_count: Number(row.file_count),
+    total_bytes: Number(row.total_bytes),
+    original_filename: row.original_filename,
+    uploaded_by: row.uploaded_by,
+    created_at: row.created_at,
+    activated_at: row.activated_at,
+  }
+}
+
+/** Opaque list cursor: base64url of the last row's sort key. */
+export function encodeCursor(row: { created_at: string; id: string }): string {
+  return Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url')
+}
+
+export function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+    if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'string') {
+      return { createdAt: value[0], id: value[1] }
+    }
+  } catch {}
+  return null
+}

@@ -1,0 +1,157 @@
+import type {
+  Executor,
+  PackagesTable,
+  PackageVersionsTable,
+  UploadIntentsTable,
+} from '../../infra/db/schema.ts'
+import type { TenantScope } from '../tenants/tenant-scope.ts'
+
+/** Every query below is filtered by the scope: no path reads another tenant's or mode's rows. */
+
+export async function insertPackage(db: Executor, row: PackagesTable): Promise<void> {
+  await db.insertInto('packages').values(row).execute()
+}
+
+export async function findPackage(
+  db: Executor,
+  scope: TenantScope,
+  id: string,
+): Promise<PackagesTable | undefined> {
+  return db
+    .selectFrom('packages')
+    .selectAll()
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+export interface PackageListFilter {
+  limit: number
+  status?: 'active' | 'archived'
+  /** Keyset position: rows strictly older than this (created_at, id) pair. */
+  after?: { createdAt: string; id: string }
+}
+
+/** Newest first; fetches `limit + 1` rows so the caller knows whether a next page exists. */
+export async function listPackages(
+  db: Executor,
+  scope: TenantScope,
+  filter: PackageListFilter,
+): Promise<PackagesTable[]> {
+  let query = db
+    .selectFrom('packages')
+    .selectAll()
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+  if (filter.status) query = query.where('status', '=', filter.status)
+  const after = filter.after
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+      ]),
+    )
+  }
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1)
+    .execute()
+}
+
+export async function updatePackage(
+  db: Executor,
+  scope: TenantScope,
+  id: string,
+  changes: Partial<Omit<PackagesTable, 'id' | 'tenant_id' | 'mode'>>,
+): Promise<void> {
+  await db
+    .updateTable('packages')
+    .set(changes)
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('id', '=', id)
+    .execute()
+}
+
+export async function insertVersion(db: Executor, row: PackageVersionsTable): Promise<void> {
+  await db.insertInto('package_versions').values(row).execute()
+}
+
+export async function findVersion(
+  db: Executor,
+  scope: TenantScope,
+  packageId: string,
+  versionId: string,
+): Promise<PackageVersionsTable | undefined> {
+  return db
+    .selectFrom('package_versions')
+    .selectAll()
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('package_id', '=', packageId)
+    .where('id', '=', versionId)
+    .executeTakeFirst()
+}
+
+export async function listVersions(
+  db: Executor,
+  scope: TenantScope,
+  packageId: string,
+): Promise<PackageVersionsTable[]> {
+  return db
+    .selectFrom('package_versions')
+    .selectAll()
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('package_id', '=', packageId)
+    .orderBy('version_number', 'desc')
+    .execute()
+}
+
+export async function setVersionActivated(
+  db: Executor,
+  versionId: string,
+  at: string,
+): Promise<void> {
+  await db
+    .updateTable('package_versions')
+    .set({ activated_at: at })
+    .where('id', '=', versionId)
+    .execute()
+}
+
+export async function insertUploadIntent(db: Executor, row: UploadIntentsTable): Promise<void> {
+  await db.insertInto('upload_intents').values(row).execute()
+}
+
+export async function findUploadIntent(
+  db: Executor,
+  scope: TenantScope,
+  storagePath: string,
+): Promise<UploadIntentsTable | undefined> {
+  return db
+    .selectFrom('upload_intents')
+    .selectAll()
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('storage_path', '=', storagePath)
+    .executeTakeFirst()
+}
+
+/** Marks an intent used; false when another request consumed it first. */
+export async function consumeUploadIntent(db: Executor, id: string, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('upload_intents')
+    .set({ consumed_at: at })
+    .where('id', '=', id)
+    .where('consumed_at', 'is', null)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+export async function releaseUploadIntent(db: Executor, id: string): Promise<void> {
+  await db.updateTable('upload_intents').set({ consumed_at: null }).where('id', '=', id).execute()
+}

@@ -1,0 +1,48 @@
+/**
+ * The one error type domain code throws. `code` is a closed union so clients can rely on it;
+ * the HTTP layer maps it to a status with `statusFor`.
+ */
+export const ERROR_STATUS = {
+  validation_failed: 400,
+  invalid_request: 400,
+  invalid_package: 422,
+  unsupported_content: 422,
+  unprocessable: 422,
+  unauthorized: 401,
+  forbidden: 403,
+  tenant_mismatch: 403,
+  not_found: 404,
+  package_not_found: 404,
+  version_not_found: 404,
+  upload_not_found: 404,
+  session_not_found: 404,
+  conflict: 409,
+  idempotency_conflict: 409,
+  invalid_state: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  quota_exceeded: 429,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+
+export class AppError extends Error {
+  readonly code: ErrorCode
+  readonly details: unknown
+  constructor(code: ErrorCode, message: string, details?: unknown) {
+    super(message)
+    this.name = 'AppError'
+    this.code = code
+    this.details = details
+  }
+  get status(): number {
+    return ERROR_STATUS[this.code]
+  }
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError
+}

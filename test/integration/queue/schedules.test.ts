@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict'
+import { beforeEach, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { type Db, openDatabase } from '../../../src/infra/db/database.ts'
+import {
+  createQueue,
+  type ScheduledPayload,
+  type TaskRegistry,
+  Worker,
+} from '../../../src/infra/queue/index.ts'
+import { ManualClock } from '../../../src/shared/clock.ts'
+import { describeEachDatabase } from '../../helpers/database.ts'
+import { silentLogger } from './queue-test-helpers.ts'
+
+describeEachDatabase('job queue: schedules', (database) => {
+  beforeEach(async () => {
+    const { db } = database()
+    await db.kysely.deleteFrom('jobs').execute()
+    await db.kysely.deleteFrom('job_schedules').execute()
+  })
+
+  /** `count` workers, each on its own connection, all running `tasks`. */
+  function openWorkers(count: number, tasks: TaskRegistry, clock?: ManualClock) {
+    const handles: Db[] = []
+    const workers = Array.from({ length: count }, () => {
+      const handle = openDatabase(database().url, { poolSize: 2 })
+      handles.push(handle)
+      return new Worker(handle, tasks, { clock, pollIntervalMs: 10, logger: silentLogger })
+    })
+    const close = async () => {
+      for (const worker of workers) await worker.stop()
+      for (const handle of handles) await handle.close()
+    }
+    return { workers, close }
+  }
+
+  test('fires exactly once per period however many workers tick at the same time', async () => {
+    const { db } = database()
+    const clock = new ManualClock('2026-03-01T10:00:00.000Z')
+    const queue = createQueue(db, { clock })
+    const fired: string[] = []
+    const tasks: TaskRegistry = {
+      'events.fanout': async (payload) => {
+        fired.push((payload as ScheduledPayload).scheduledFor)
+      },
+    }
+    const { workers, close } = openWorkers(4, tasks, clock)
+    try {
+      await queue.defineSchedule('fanout', 'events.fanout', 1)
+      for (let period = 0; period < 5; period++) {
+        // Every worker ticks three times at once: 12 racing attempts to fire the same slot.
+        await Promise.all(workers.flatMap((w) => [w, w, w]).map((w) => w.runOnce()))
+        clock.advance(1000)
+      }
+      assert.deepEqual(fired, [
+        '2026-03-01T10:00:00.000Z',
+        '2026-03-01T10:00:01.000Z',
+        '2026-03-01T10:00:02.000Z',
+        '2026-03-01T10:00:03.000Z',
+        '2026-03-01T10:00:04.000Z',
+      ])
+      assert.equal((await queue.jobs.countByStatus()).completed, 5)
+    } finally {
+      await close()
+    }
+  })
+
+  test('missed periods are not replayed; redefining keeps the timetable', async () => {
+    const { db } = database()
+    const clock = new ManualClock('2026-03-01T10:00:00.000Z')
+    const queue = createQueue(db, { clock })
+    const fired: string[] = []
+    const worker = new Worker(
+      db,
+      { sweep: async (payload) => void fired.push((payload as ScheduledPayload).scheduledFor) },
+      { clock, logger: silentLogger },
+    )
+    await queue.defineSchedule('sweep', 'sweep', 300)
+    await worker.runOnce()
+    clock.advance(3_600_000 + 1000) // an hour (12 periods) without any worker
+    await queue.defineSchedule('sweep', 'sweep', 300) // a restart redefines it
+    await worker.runOnce()
+    await worker.runOnce()
+    assert.deepEqual(fired, ['2026-03-01T10:00:00.000Z', '2026-03-01T10:05:00.000Z'])
+    const [schedule] = await db.kysely.selectFrom('job_schedules').selectAll().execute()
+    assert.equal(schedule?.next_run_at, '2026-03-01T11:05:00.000Z')
+
+    // Shortening the interval takes effect within one new interval.
+    await queue.defineSchedule('sweep', 'sweep', 1)
+    clock.advance(1000)
+    await worker.runOnce()
+    assert.equal(fired.length, 3)
+    assert.equal(await queue.deleteSchedule('sweep'), true)
+    await assert.rejects(queue.defineSchedule('x', 'sweep', 0.5), /integer >= 1/)
+  })
+
+  test('with real time, a 1 s schedule fires once per second across three polling workers', async () => {
+    const { db } = database()
+    const queue = createQueue(db)
+    const fired: string[] = []
+    const { workers, close } = openWorkers(3, {
+      tick: async (payload) => void fired.push((payload as ScheduledPayload).scheduledFor),
+    })
+    try {
+      await queue.defineSchedule('tick', 'tick', 1)
+      for (const worker of workers) worker.start()
+      await sleep(2500)
+    } finally {
+      await close()
+    }
+    assert.ok(fired.length >= 2 && fired.length <= 3, `fired ${fired.length} times in 2.5 s`)
+    assert.equal(new Set(fired).size, fired.length, `no period twice: ${fired.join(', ')}`)
+    const jobs = await db.kysely.selectFrom('jobs').select('job_key').execute()
+    assert.equal(jobs.length, fired.length)
+  })
+})
