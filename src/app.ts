@@ -9,20 +9,25 @@ import { registerErrorHandling } from './http/plugins/error-handler.ts'
 import { registerIdempotency } from './http/plugins/idempotency.ts'
 import { registerOpenApi } from './http/plugins/openapi.ts'
 import { registerRateLimit } from './http/plugins/rate-limit.ts'
-import { ErrorBody } from './http/schemas/common.ts'
 import { docsRoutes } from './http/routes/docs/index.ts'
 import { healthRoutes } from './http/routes/health/index.ts'
 import { packageRoutes } from './http/routes/packages/index.ts'
 import { uploadTargetRoutes } from './http/routes/uploads/index.ts'
+import { ErrorBody } from './http/schemas/common.ts'
 
 export type App = FastifyInstance
 
-function baseOptions(ctx: AppContext, logger: FastifyServerOptions['logger']): FastifyServerOptions {
+function baseOptions(
+  ctx: AppContext,
+  logger: FastifyServerOptions['logger'],
+): FastifyServerOptions {
   return {
     logger: logger ?? { level: ctx.config.logLevel },
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     trustProxy: ctx.config.trustProxy,
+    // Signed upload tokens travel in the path.
+    routerOptions: { maxParamLength: 2048 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' } },
   }
 }
@@ -52,16 +57,19 @@ export async function buildApp(
   await app.register(docsRoutes)
   await app.register(uploadTargetRoutes, { ctx })
 
-  await app.register(async (api) => {
-    api.addHook('onRequest', apiKeyAuthHook(ctx.services.tenants))
-    await registerRateLimit(api, {
-      db: ctx.db.kysely,
-      clock: ctx.clock,
-      perMinute: ctx.config.rateLimitPerMinute,
-    })
-    registerIdempotency(api, { db: ctx.db.kysely, clock: ctx.clock })
-    await api.register(packageRoutes, { ctx })
-  }, { prefix: '/api/v1' })
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', apiKeyAuthHook(ctx.services.tenants))
+      await registerRateLimit(api, {
+        db: ctx.db.kysely,
+        clock: ctx.clock,
+        perMinute: ctx.config.rateLimitPerMinute,
+      })
+      registerIdempotency(api, { db: ctx.db.kysely, clock: ctx.clock })
+      await api.register(packageRoutes, { ctx })
+    },
+    { prefix: '/api/v1' },
+  )
 
   return app
 }

@@ -76,7 +76,8 @@ type Env = Record<string, string | undefined>
 function integer(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `expected a whole number, got "${raw}"`)
+  if (!/^\d+$/.test(raw.trim()))
+    throw new ConfigError(name, `expected a whole number, got "${raw}"`)
   const value = Number(raw)
   if (value < min || value > max) {
     throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`)

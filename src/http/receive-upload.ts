@@ -22,7 +22,10 @@ export interface ReceivedFile {
  */
 export async function receiveMultipartFile(request: FastifyRequest): Promise<ReceivedFile> {
   if (!request.isMultipart()) {
-    throw new AppError('unsupported_media_type', 'Send the zip as multipart/form-data in field "file"')
+    throw new AppError(
+      'unsupported_media_type',
+      'Send the zip as multipart/form-data in field "file"',
+    )
   }
   const dir = await mkdtemp(join(tmpdir(), 'courseport-upload-'))
   const dispose = () => rm(dir, { recursive: true, force: true })
@@ -36,7 +39,10 @@ export async function receiveMultipartFile(request: FastifyRequest): Promise<Rec
       }
       if (part.fieldname !== 'file' || received) {
         part.file.resume()
-        throw new AppError('validation_failed', `Unexpected file field "${part.fieldname}"; send one file in "file"`)
+        throw new AppError(
+          'validation_failed',
+          `Unexpected file field "${part.fieldname}"; send one file in "file"`,
+        )
       }
       const path = join(dir, 'upload.zip')
       await pipeline(part.file, createWriteStream(path, { mode: 0o600 }))

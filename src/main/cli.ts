@@ -2,8 +2,8 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from '../config.ts'
 import { migrateToLatest, openDatabase } from '../infra/db/database.ts'
-import { isMode } from '../modules/tenants/tenant-scope.ts'
 import { TenantService } from '../modules/tenants/tenant.service.ts'
+import { isMode } from '../modules/tenants/tenant-scope.ts'
 import { isAppError } from '../shared/app-error.ts'
 import { systemClock } from '../shared/clock.ts'
 import { loadOrCreateLocalSecret } from './secret.ts'
@@ -25,7 +25,9 @@ Configuration comes from the environment; see README.md.`
 function config() {
   const env = process.env
   const dataDir = resolve(env.DATA_DIR || './data')
-  return loadConfig(env, { secretKey: env.SECRET_KEY ? undefined : loadOrCreateLocalSecret(dataDir) })
+  return loadConfig(env, {
+    secretKey: env.SECRET_KEY ? undefined : loadOrCreateLocalSecret(dataDir),
+  })
 }
 
 async function withTenants<T>(fn: (tenants: TenantService) => Promise<T>): Promise<T> {
@@ -65,14 +67,22 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'migrate') {
     const db = openDatabase(config().databaseUrl)
     const applied = await migrateToLatest(db).finally(() => db.close())
-    return print(json, { applied }, applied.length ? `applied: ${applied.join(', ')}` : 'up to date')
+    return print(
+      json,
+      { applied },
+      applied.length ? `applied: ${applied.join(', ')}` : 'up to date',
+    )
   }
   if (command === 'tenant' && sub === 'create') {
     if (!values.name) throw new UsageError('tenant create needs --name NAME')
     const name = values.name
     const t = await withTenants((s) => s.createTenant({ name, plan: values.plan }))
     const out = { tenant_id: t.tenantId, test_key: t.testKey.key, live_key: t.liveKey.key }
-    return print(json, out, `tenant ${t.tenantId} (${t.plan})\ntest key: ${out.test_key}\nlive key: ${out.live_key}`)
+    return print(
+      json,
+      out,
+      `tenant ${t.tenantId} (${t.plan})\ntest key: ${out.test_key}\nlive key: ${out.live_key}`,
+    )
   }
   if (command === 'tenant' && sub === 'list') {
     const rows = await withTenants((s) => s.listTenants())
@@ -80,10 +90,15 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'key' && sub === 'create') {
     const mode = values.mode ?? ''
-    if (!values.tenant || !isMode(mode)) throw new UsageError('key create needs --tenant ID --mode test|live')
+    if (!values.tenant || !isMode(mode))
+      throw new UsageError('key create needs --tenant ID --mode test|live')
     const tenantId = values.tenant
     const k = await withTenants((s) => s.createKey(tenantId, mode))
-    return print(json, { key_id: k.id, tenant_id: k.tenantId, mode: k.mode, key: k.key }, `${k.id}\n${k.key}`)
+    return print(
+      json,
+      { key_id: k.id, tenant_id: k.tenantId, mode: k.mode, key: k.key },
+      `${k.id}\n${k.key}`,
+    )
   }
   if (command === 'key' && sub === 'revoke') {
     const keyId = positionals[0]

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildApp, buildContentApp, type App } from '../../src/app.ts'
+import { type App, buildApp, buildContentApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import type { AppContext } from '../../src/context.ts'
 import { createContext } from '../../src/main/context.ts'

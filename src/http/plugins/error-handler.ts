@@ -44,6 +44,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
       .send(body('internal_error', `Internal error; quote request id ${request.id}`))
   })
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(body('not_found', `No route ${request.method} ${request.url.split('?')[0]}`))
+    reply
+      .status(404)
+      .send(body('not_found', `No route ${request.method} ${request.url.split('?')[0]}`))
   })
 }

@@ -56,7 +56,13 @@ export function registerIdempotency(
       .execute()
     const claimed = await db
       .insertInto('idempotency_keys')
-      .values({ ...scope, fingerprint: print, status_code: null, response_body: null, created_at: now.toISOString() })
+      .values({
+        ...scope,
+        fingerprint: print,
+        status_code: null,
+        response_body: null,
+        created_at: now.toISOString(),
+      })
       .onConflict((oc) => oc.doNothing())
       .returning('key')
       .executeTakeFirst()
@@ -78,7 +84,10 @@ export function registerIdempotency(
       )
     }
     if (existing.status_code === null) {
-      throw new AppError('idempotency_conflict', 'A request with this Idempotency-Key is still running')
+      throw new AppError(
+        'idempotency_conflict',
+        'A request with this Idempotency-Key is still running',
+      )
     }
     return reply
       .status(existing.status_code)

@@ -31,7 +31,11 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       servers: [{ url: publicUrl }],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Authorization: Bearer <API key>',
+          },
           apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         },
       },

@@ -1,6 +1,6 @@
 import rateLimit, {
-  type RateLimitPluginOptions,
   type FastifyRateLimitStore,
+  type RateLimitPluginOptions,
 } from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'

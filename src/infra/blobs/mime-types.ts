@@ -68,7 +68,8 @@ export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
 /** The type for a key or file name by its extension (case-insensitive); undefined if unknown. */
 export function lookupMimeType(name: string): string | undefined {
   const ext = extname(name).slice(1).toLowerCase()
-  return ext === '' ? undefined : MIME_TYPES[ext]
+  // Own keys only: `file.constructor` must not find Object.prototype.constructor.
+  return Object.hasOwn(MIME_TYPES, ext) ? MIME_TYPES[ext] : undefined
 }
 
 /** Like `lookupMimeType`, falling back to `application/octet-stream`. */

@@ -17,8 +17,11 @@ import type { BlobMeta, BlobObject, BlobStore, PutOptions, UploadUrl } from './b
 import { assertValidRange } from './byte-range.ts'
 import { lengthGuard } from './length-guard.ts'
 import { lookupMimeType } from './mime-types.ts'
+import { parseS3Url } from './s3-url.ts'
 import { assertSafeKey, keyProblem, splitSafePrefix } from './safe-path.ts'
 import { assertValidUploadRequest, type UploadRequest } from './upload-request.ts'
+
+export { parseS3Url }
 
 export interface S3BlobStoreOptions {
   /** `s3://bucket` or `s3://bucket/prefix` (STORAGE_URL). */
@@ -56,22 +59,6 @@ export interface SdkLogger {
 }
 
 const quiet: SdkLogger = { debug() {}, info() {}, warn() {}, error() {} }
-
-const BUCKET = /^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/
-
-/** `s3://bucket/some/prefix` → `{ bucket, prefix: 'some/prefix/' }` (prefix '' when absent). */
-export function parseS3Url(url: string): { bucket: string; prefix: string } {
-  const match = /^s3:\/\/([^/?#]+)(?:\/([^?#]*))?$/.exec(url)
-  const bucket = match?.[1]
-  if (!bucket || !BUCKET.test(bucket)) {
-    throw new Error(`STORAGE_URL must look like s3://bucket/optional/prefix, got ${url}`)
-  }
-  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '')
-  if (prefix !== '' && keyProblem(prefix) !== null) {
-    throw new Error(`STORAGE_URL has an unusable prefix (${keyProblem(prefix)}): ${url}`)
-  }
-  return { bucket, prefix: prefix === '' ? '' : `${prefix}/` }
-}
 
 function statusOf(err: unknown): number | undefined {
   return (err as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode

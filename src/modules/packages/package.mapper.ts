@@ -48,7 +48,10 @@ export function toPackageView(row: PackagesTable): PackageView {
   }
 }
 
-export function toVersionView(row: PackageVersionsTable, activeVersionId: string | null): VersionView {
+export function toVersionView(
+  row: PackageVersionsTable,
+  activeVersionId: string | null,
+): VersionView {
   return {
     id: row.id,
     package_id: row.package_id,

@@ -10,7 +10,6 @@ import { type Clock, isoNow } from '../../shared/clock.ts'
 import { newId } from '../../shared/ids.ts'
 import { recordAuditEvent } from '../events/audit-event.repository.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
-import { type IngestedPackage, ingestZip } from './package-ingest.ts'
 import {
   decodeCursor,
   encodeCursor,
@@ -20,6 +19,7 @@ import {
   type VersionView,
 } from './package.mapper.ts'
 import * as repo from './package.repository.ts'
+import { type IngestedPackage, ingestZip } from './package-ingest.ts'
 
 export interface ZipInput {
   /** A local file holding the uploaded zip; the caller removes it afterwards. */
@@ -60,7 +60,11 @@ export class PackageService {
     const limit = query.limit ?? 50
     const after = query.cursor ? decodeCursor(query.cursor) : undefined
     if (after === null) throw new AppError('validation_failed', 'cursor is not one this API issued')
-    const rows = await repo.listPackages(this.#deps.db, scope, { limit, status: query.status, after })
+    const rows = await repo.listPackages(this.#deps.db, scope, {
+      limit,
+      status: query.status,
+      after,
+    })
     const page = rows.slice(0, limit)
     const last = page.at(-1)
     return {
@@ -125,7 +129,10 @@ export class PackageService {
   ): Promise<PackageDetail> {
     const existing = await this.#requirePackage(scope, packageId)
     if (existing.status === 'archived') {
-      throw new AppError('invalid_state', 'The package is archived; restore it before adding versions')
+      throw new AppError(
+        'invalid_state',
+        'The package is archived; restore it before adding versions',
+      )
     }
     const versionId = newId('pv')
     const ingested = await this.#ingest(scope, packageId, versionId, input)
@@ -141,8 +148,14 @@ export class PackageService {
       const current = await repo.findPackage(trx, scope, packageId)
       if (!current) throw new AppError('package_not_found', `No package ${packageId}`)
       const number = Number(current.latest_version_number) + 1
-      await repo.insertVersion(trx, ingested.versionRow(scope, packageId, versionId, number, now, null))
-      await repo.updatePackage(trx, scope, packageId, { latest_version_number: number, updated_at: now })
+      await repo.insertVersion(
+        trx,
+        ingested.versionRow(scope, packageId, versionId, number, now, null),
+      )
+      await repo.updatePackage(trx, scope, packageId, {
+        latest_version_number: number,
+        updated_at: now,
+      })
       await recordAuditEvent(trx, scope, {
         type: 'package.version_created',
         entityType: 'package',
@@ -154,14 +167,22 @@ export class PackageService {
     return this.get(scope, packageId)
   }
 
-  async activateVersion(scope: TenantScope, packageId: string, versionId: string): Promise<PackageDetail> {
+  async activateVersion(
+    scope: TenantScope,
+    packageId: string,
+    versionId: string,
+  ): Promise<PackageDetail> {
     await this.#deps.db.transaction().execute(async (trx) => {
       const pkg = await repo.findPackage(trx, scope, packageId)
       if (!pkg) throw new AppError('package_not_found', `No package ${packageId}`)
       const version = await repo.findVersion(trx, scope, packageId, versionId)
-      if (!version) throw new AppError('version_not_found', `Package ${packageId} has no version ${versionId}`)
+      if (!version)
+        throw new AppError('version_not_found', `Package ${packageId} has no version ${versionId}`)
       if (pkg.status === 'archived') {
-        throw new AppError('invalid_state', 'The package is archived; restore it before activating a version')
+        throw new AppError(
+          'invalid_state',
+          'The package is archived; restore it before activating a version',
+        )
       }
       if (pkg.active_version_id === versionId) return
       const now = isoNow(this.#deps.clock)
@@ -205,7 +226,8 @@ export class PackageService {
     const pkg = await this.#requirePackage(scope, packageId)
     const id = versionId ?? pkg.active_version_id
     const version = id ? await repo.findVersion(this.#deps.db, scope, packageId, id) : undefined
-    if (!version) throw new AppError('version_not_found', `Package ${packageId} has no version ${id}`)
+    if (!version)
+      throw new AppError('version_not_found', `Package ${packageId} has no version ${id}`)
     const blob = await this.#deps.blobs.get(version.zip_blob_key)
     if (!blob) throw new AppError('not_found', 'The original zip of this version is missing')
     return { body: blob.body, size: blob.size, filename: version.original_filename }
@@ -233,7 +255,9 @@ export class PackageService {
   /** Runs the registration transaction; if it fails, the stored files are removed again. */
   async #commitOrDiscard(
     ingested: IngestedPackage,
-    register: (trx: Parameters<Parameters<ReturnType<Kysely<Database>['transaction']>['execute']>[0]>[0]) => Promise<void>,
+    register: (
+      trx: Parameters<Parameters<ReturnType<Kysely<Database>['transaction']>['execute']>[0]>[0],
+    ) => Promise<void>,
   ): Promise<void> {
     try {
       await this.#deps.db.transaction().execute(register)
@@ -248,7 +272,10 @@ export class PackageService {
       const pkg = await repo.findPackage(trx, scope, packageId)
       if (!pkg) throw new AppError('package_not_found', `No package ${packageId}`)
       if (pkg.status === status) {
-        throw new AppError('invalid_state', `The package is already ${status === 'active' ? 'active' : 'archived'}`)
+        throw new AppError(
+          'invalid_state',
+          `The package is already ${status === 'active' ? 'active' : 'archived'}`,
+        )
       }
       const now = isoNow(this.#deps.clock)
       await repo.updatePackage(trx, scope, packageId, {

@@ -14,8 +14,8 @@ import { AppError, isAppError } from '../../shared/app-error.ts'
 import { type Clock, isoNow } from '../../shared/clock.ts'
 import { newId } from '../../shared/ids.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
-import type { PackageDetail, PackageService } from './package.service.ts'
 import * as repo from './package.repository.ts'
+import type { PackageDetail, PackageService } from './package.service.ts'
 
 export interface UploadUrlRequest {
   tenant_id?: string
@@ -48,7 +48,10 @@ function assertSameTenant(scope: TenantScope, tenantId: string | undefined): voi
 
 function safeFilename(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? ''
-  const cleaned = base.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '').slice(0, 100)
+  const cleaned = base
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^\.+/, '')
+    .slice(0, 100)
   return cleaned || 'package.zip'
 }
 
@@ -110,9 +113,16 @@ export class UploadService {
       throw new AppError('forbidden', `This upload URL ${why}; ask for a new one`)
     }
     const { key, contentLength } = result.claims
-    if (contentLength !== undefined && declaredLength !== undefined && declaredLength !== contentLength) {
+    if (
+      contentLength !== undefined &&
+      declaredLength !== undefined &&
+      declaredLength !== contentLength
+    ) {
       body.resume()
-      throw new AppError('invalid_request', `Content-Length must be ${contentLength}, the file_size you declared`)
+      throw new AppError(
+        'invalid_request',
+        `Content-Length must be ${contentLength}, the file_size you declared`,
+      )
     }
     const guarded = body.pipe(lengthGuard({ expected: contentLength }))
     body.on('error', (err) => guarded.destroy(err))
@@ -121,7 +131,11 @@ export class UploadService {
   }
 
   /** Step 3: validates and stores the uploaded zip as a package (or as a new version). */
-  async processUpload(scope: TenantScope, body: ProcessRequest, packageId?: string): Promise<PackageDetail> {
+  async processUpload(
+    scope: TenantScope,
+    body: ProcessRequest,
+    packageId?: string,
+  ): Promise<PackageDetail> {
     assertSameTenant(scope, body.tenant_id)
     const { db, blobs, clock, packages } = this.#deps
     const intent = await repo.findUploadIntent(db, scope, body.storage_path)
@@ -135,7 +149,10 @@ export class UploadService {
     try {
       const blob = await blobs.get(intent.storage_path)
       if (!blob) {
-        throw new AppError('invalid_state', 'Nothing was uploaded yet: PUT the file to presigned_url first')
+        throw new AppError(
+          'invalid_state',
+          'Nothing was uploaded yet: PUT the file to presigned_url first',
+        )
       }
       const zipPath = join(dir, 'upload.zip')
       await pipeline(blob.body, createWriteStream(zipPath, { mode: 0o600 }))

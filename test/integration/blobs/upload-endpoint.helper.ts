@@ -32,7 +32,10 @@ export async function startUploadEndpoint(options: {
     }
     options
       .store()
-      .put(key, req, { contentLength: declared, ...(contentType && { contentType }) })
+      .put(key, req, {
+        ...(Number.isSafeInteger(declared) && { contentLength: declared }),
+        ...(contentType && { contentType }),
+      })
       .then(
         () => reply(200, ''),
         (err: unknown) => reply(400, String(err)),

@@ -109,6 +109,23 @@ describeEachDatabase('job queue: concurrent workers', (database) => {
     }
   })
 })
-process.on('uncaughtException', (e: Error & { client?: { processID?: number; _ending?: boolean; connectionParameters?: { database?: string } } }) => {
-  console.log('UNCAUGHT', e.message, e.client?.processID, e.client?._ending, e.client?.connectionParameters?.database)
-})
+process.on(
+  'uncaughtException',
+  (
+    e: Error & {
+      client?: {
+        processID?: number
+        _ending?: boolean
+        connectionParameters?: { database?: string }
+      }
+    },
+  ) => {
+    console.log(
+      'UNCAUGHT',
+      e.message,
+      e.client?.processID,
+      e.client?._ending,
+      e.client?.connectionParameters?.database,
+    )
+  },
+)

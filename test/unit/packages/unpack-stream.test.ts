@@ -199,6 +199,9 @@ describe('limits', () => {
     assert.equal(limits.maxEntries, 5)
     assert.equal(limits.maxFileBytes, DEFAULT_UNPACK_LIMITS.maxFileBytes)
     assert.throws(() => resolveUnpackLimits({ maxEntries: -1 }), TypeError)
+    // A config object passed through unmapped must not be silently ignored.
+    const config = { maxEntries: 10, maxRatio: 50 } as Partial<typeof DEFAULT_UNPACK_LIMITS>
+    assert.throws(() => resolveUnpackLimits(config), /unknown unpack limit maxRatio/)
   })
 
   test('a lower entry limit from config is applied', async () => {

@@ -36,8 +36,16 @@ export const DEFAULT_UNPACK_LIMITS: Readonly<UnpackLimits> = Object.freeze({
   maxPathBytes: 512,
 })
 
-/** Fills the limits the caller did not set with the defaults; rejects nonsense values early. */
+/**
+ * Fills the limits the caller did not set with the defaults. Rejects nonsense values and
+ * unknown names (a config key passed through unmapped would otherwise be silently ignored).
+ */
 export function resolveUnpackLimits(overrides: Partial<UnpackLimits> = {}): UnpackLimits {
+  for (const key of Object.keys(overrides)) {
+    if (!Object.hasOwn(DEFAULT_UNPACK_LIMITS, key)) {
+      throw new TypeError(`unknown unpack limit ${key}`)
+    }
+  }
   const limits = { ...DEFAULT_UNPACK_LIMITS }
   for (const key of Object.keys(DEFAULT_UNPACK_LIMITS) as (keyof UnpackLimits)[]) {
     const value = overrides[key]

@@ -1,0 +1,117 @@
+import type { Readable } from 'node:stream'
+import type { BlobStore } from '../../infra/blobs/blob-store.ts'
+import type { PackageVersionsTable } from '../../infra/db/schema.ts'
+import type { ManifestSummary } from '../scorm/manifest/index.ts'
+import type { TenantScope } from '../tenants/tenant-scope.ts'
+import { inspectPackage, storePackageFiles, type UnpackLimits } from './unpack/index.ts'
+
+export interface IngestOptions {
+  blobs: BlobStore
+  /** The configured limits (config.unpack). */
+  limits: { maxEntries: number; maxTotalBytes: number; maxRatio: number }
+  zipPath: string
+  openZip: () => Readable
+  zipSize: number
+  originalFilename: string
+  uploadedBy: string | null
+  /** Folder of the version's files, without a trailing slash. */
+  prefix: string
+  zipKey: string
+}
+
+/** What the manifest says, without the file list (it can be thousands of names). */
+export type StoredManifest = Omit<ManifestSummary, 'files'>
+
+export interface IngestedPackage {
+  contentType: ManifestSummary['contentType']
+  scormVersion: ManifestSummary['scormVersion']
+  title: string
+  description: string | null
+  manifest: StoredManifest
+  fileCount: number
+  totalBytes: number
+  versionRow(
+    scope: TenantScope,
+    packageId: string,
+    versionId: string,
+    versionNumber: number,
+    createdAt: string,
+    activatedAt: string | null,
+  ): PackageVersionsTable
+  /** Removes everything this ingest stored; for when registering the version fails. */
+  discard(): Promise<void>
+}
+
+function editionLabel(summary: ManifestSummary): string | null {
+  if (summary.scormVersion === '1.2') return '1.2'
+  if (summary.scormVersion === '2004') {
+    return summary.edition ? `2004 ${summary.edition} Edition` : '2004'
+  }
+  return null
+}
+
+/**
+ * Validates the zip completely (manifest, launch files, limits on the declared sizes), then
+ * stores its files one by one and the original zip. Bytes are checked again while streaming, so
+ * a zip that lies in its headers fails here; any failure removes what was stored, so a refused
+ * upload leaves nothing behind.
+ */
+export async function ingestZip(options: IngestOptions): Promise<IngestedPackage> {
+  const { blobs, prefix, zipKey } = options
+  const limits: Partial<UnpackLimits> = {
+    maxEntries: options.limits.maxEntries,
+    maxTotalBytes: options.limits.maxTotalBytes,
+    maxEntryRatio: options.limits.maxRatio,
+    maxTotalRatio: options.limits.maxRatio,
+  }
+  const fallbackTitle = options.originalFilename.replace(/\.zip$/i, '') || 'Untitled package'
+  const summary = await inspectPackage(options.zipPath, limits, { fallbackTitle })
+  const discard = async () => {
+    await blobs.deletePrefix(`${prefix}/`)
+    await blobs.delete(zipKey)
+  }
+  try {
+    await storePackageFiles(options.zipPath, summary, limits, async (path, stream, size) => {
+      await blobs.put(`${prefix}/${path}`, stream, { contentLength: size })
+    })
+    await blobs.put(zipKey, options.openZip(), {
+      contentLength: options.zipSize,
+      contentType: 'application/zip',
+    })
+  } catch (err) {
+    await discard()
+    throw err
+  }
+  const { files, ...manifest } = summary
+  const edition = editionLabel(summary)
+  return {
+    contentType: summary.contentType,
+    scormVersion: summary.scormVersion,
+    title: summary.title,
+    description: summary.description,
+    manifest,
+    fileCount: files.length,
+    totalBytes: summary.totalBytes,
+    discard,
+    versionRow: (scope, packageId, versionId, versionNumber, createdAt, activatedAt) => ({
+      id: versionId,
+      package_id: packageId,
+      tenant_id: scope.tenantId,
+      mode: scope.mode,
+      version_number: versionNumber,
+      content_type: summary.contentType,
+      scorm_version: summary.scormVersion,
+      edition,
+      title: summary.title,
+      manifest: JSON.stringify(manifest),
+      file_count: files.length,
+      total_bytes: summary.totalBytes,
+      blob_prefix: prefix,
+      zip_blob_key: zipKey,
+      original_filename: options.originalFilename,
+      uploaded_by: options.uploadedBy,
+      created_at: createdAt,
+      activated_at: activatedAt,
+    }),
+  }
+}
