@@ -28,7 +28,7 @@ function baseOptions(
     trustProxy: ctx.config.trustProxy,
     // Signed upload tokens travel in the path.
     routerOptions: { maxParamLength: 2048 },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' } },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', strictTypes: false } },
   }
 }
 

@@ -13,9 +13,10 @@ export async function healthRoutes(
   app: FastifyInstance,
   options: { db: Db; isShuttingDown: () => boolean },
 ): Promise<void> {
-  const schema = (description: string) => ({
+  const schema = (summary: string) => ({
     tags: ['system'],
-    description,
+    summary,
+    security: [],
     response: { 200: Health, 503: Health },
   })
   app.get('/healthz', { schema: schema('Liveness'), logLevel: 'warn' }, async () => ({
