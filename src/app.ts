@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto'
 import cookie from '@fastify/cookie'
 import multipart from '@fastify/multipart'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+} from 'fastify'
 import type { AppContext } from './context.ts'
 import { apiKeyAuthHook } from './http/plugins/api-key-auth.ts'
 import { registerErrorHandling } from './http/plugins/error-handler.ts'
@@ -17,12 +21,16 @@ import { ErrorBody } from './http/schemas/common.ts'
 
 export type App = FastifyInstance
 
-function baseOptions(
-  ctx: AppContext,
-  logger: FastifyServerOptions['logger'],
-): FastifyServerOptions {
+export interface BuildOptions {
+  /** Share one logger between the two origins; default: a new pino at LOG_LEVEL. */
+  loggerInstance?: FastifyBaseLogger
+}
+
+function baseOptions(ctx: AppContext, options: BuildOptions): FastifyServerOptions {
   return {
-    logger: logger ?? { level: ctx.config.logLevel },
+    ...(options.loggerInstance
+      ? { loggerInstance: options.loggerInstance }
+      : { logger: { level: ctx.config.logLevel } }),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     trustProxy: ctx.config.trustProxy,
@@ -36,11 +44,8 @@ function baseOptions(
  * The API + dashboard application (PUBLIC_URL). It never listens: entry points call `listen`,
  * tests call `inject`.
  */
-export async function buildApp(
-  ctx: AppContext,
-  options: { logger?: FastifyServerOptions['logger'] } = {},
-): Promise<App> {
-  const app = Fastify(baseOptions(ctx, options.logger)).withTypeProvider<TypeBoxTypeProvider>()
+export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
+  const app = Fastify(baseOptions(ctx, options)).withTypeProvider<TypeBoxTypeProvider>()
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
@@ -78,11 +83,8 @@ export async function buildApp(
  * The content origin (CONTENT_URL): player, package files and runtime endpoints. Kept a separate
  * application so uploaded HTML can never run on the API's origin (DESIGN §2).
  */
-export async function buildContentApp(
-  ctx: AppContext,
-  options: { logger?: FastifyServerOptions['logger'] } = {},
-): Promise<App> {
-  const app = Fastify(baseOptions(ctx, options.logger))
+export async function buildContentApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
+  const app = Fastify(baseOptions(ctx, options))
   registerErrorHandling(app)
   await app.register(healthRoutes, { db: ctx.db, isShuttingDown: ctx.lifecycle.isShuttingDown })
   return app

@@ -29,7 +29,7 @@ export async function runServer(config: Config, options: { withWorker: boolean }
   const ctx = await createContext(config)
   await ensureDevelopmentTenant(ctx)
   const api = await buildApp(ctx)
-  const content = await buildContentApp(ctx, { logger: api.log })
+  const content = await buildContentApp(ctx, { loggerInstance: api.log })
   await api.listen({ host: config.host, port: config.port })
   await content.listen({ host: config.host, port: config.contentPort })
   const worker = options.withWorker ? await startWorker(ctx, api.log) : null

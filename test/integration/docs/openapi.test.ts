@@ -11,7 +11,9 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts
 const run = promisify(execFile)
 
 /** Lints with @redocly/cli (recommended rules); returns its problems of severity error. */
-async function redoclyErrors(document: unknown): Promise<Array<{ message: string; ruleId: string }>> {
+async function redoclyErrors(
+  document: unknown,
+): Promise<Array<{ message: string; ruleId: string }>> {
   const dir = await mkdtemp(join(tmpdir(), 'cp-openapi-'))
   try {
     const file = join(dir, 'openapi.json')
@@ -46,9 +48,17 @@ test('the full document is OpenAPI 3.1, generated from the routes, and lints cle
   assert.equal(res.statusCode, 200)
   const doc = res.json()
   assert.equal(doc.openapi, '3.1.0')
-  const operationIds = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>)
-    .flatMap((item) => Object.values(item).map((op) => op.operationId))
-  for (const id of ['listPackages', 'uploadPackage', 'createPackageUploadUrl', 'processPackageUpload', 'getPackage', 'activatePackageVersion']) {
+  const operationIds = Object.values(
+    doc.paths as Record<string, Record<string, { operationId?: string }>>,
+  ).flatMap((item) => Object.values(item).map((op) => op.operationId))
+  for (const id of [
+    'listPackages',
+    'uploadPackage',
+    'createPackageUploadUrl',
+    'processPackageUpload',
+    'getPackage',
+    'activatePackageVersion',
+  ]) {
     assert.ok(operationIds.includes(id), `${id} documented`)
   }
   assert.ok(doc.paths['/api/v1/packages/upload'].post.requestBody.content['multipart/form-data'])
@@ -61,17 +71,30 @@ test('the GPT Actions subset holds only the spec operations, version 1.0.0, and 
   const doc = res.json()
   assert.equal(doc.openapi, '3.1.0')
   assert.equal(doc.info.version, '1.0.0')
-  const operationIds = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>)
-    .flatMap((item) => Object.values(item).map((op) => op.operationId))
+  const operationIds = Object.values(
+    doc.paths as Record<string, Record<string, { operationId?: string }>>,
+  ).flatMap((item) => Object.values(item).map((op) => op.operationId))
   assert.ok(operationIds.includes('listPackages'))
-  const allowed = ['createScormCourse', 'listPackages', 'launchSession', 'getSession', 'listConversions', 'createConversion', 'getConversionStatus']
-  for (const id of operationIds) assert.ok(allowed.includes(id ?? ''), `${id} is not an Actions operation`)
+  const allowed = [
+    'createScormCourse',
+    'listPackages',
+    'launchSession',
+    'getSession',
+    'listConversions',
+    'createConversion',
+    'getConversionStatus',
+  ]
+  for (const id of operationIds)
+    assert.ok(allowed.includes(id ?? ''), `${id} is not an Actions operation`)
   assert.deepEqual(await redoclyErrors(doc), [])
 })
 
 test('the interactive reference page is served without any external script', async () => {
   const res = await t.app.inject({ url: '/api/docs' })
-  const page = res.statusCode === 301 || res.statusCode === 302 ? await t.app.inject({ url: res.headers.location as string }) : res
+  const page =
+    res.statusCode === 301 || res.statusCode === 302
+      ? await t.app.inject({ url: res.headers.location as string })
+      : res
   assert.equal(page.statusCode, 200)
   assert.match(page.headers['content-type'] as string, /text\/html/)
   assert.doesNotMatch(page.body, /<script[^>]+src="https?:\/\//)

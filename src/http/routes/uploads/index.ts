@@ -21,7 +21,7 @@ export async function uploadTargetRoutes(
       schema: {
         tags: ['uploads'],
         operationId: 'putUpload',
-      security: [],
+        security: [],
         summary: 'Step 2 of the presigned upload (file storage): PUT the zip bytes',
         params: Type.Object({ token: Type.String() }),
         response: {
