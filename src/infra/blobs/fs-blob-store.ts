@@ -93,6 +93,12 @@ export class FsBlobStore implements BlobStore {
   readonly #clock: Clock
   readonly #fsync: boolean
   #rootReady: Promise<unknown> | null = null
+  /**
+   * Parent directories already resolved and checked for writes (key folder → real path), so
+   * storing thousands of files in a few folders does not re-walk the path each time. Writes
+   * rename over the entry itself, so only the parent needs checking; any delete clears this.
+   */
+  readonly #writableDirs = new Map<string, string>()
 
   constructor(options: FsBlobStoreOptions) {
     this.root = options.root
@@ -108,6 +114,17 @@ export class FsBlobStore implements BlobStore {
       throw err
     })
     return this.#rootReady
+  }
+
+  async #writeTarget(key: string, refresh: boolean): Promise<string> {
+    const slash = key.lastIndexOf('/')
+    const folder = slash < 0 ? '' : key.slice(0, slash)
+    const cached = refresh ? undefined : this.#writableDirs.get(folder)
+    if (cached !== undefined) return join(cached, key.slice(slash + 1))
+    const target = await resolveSafePath(this.root, key, { createParents: true })
+    if (this.#writableDirs.size >= 10_000) this.#writableDirs.clear()
+    this.#writableDirs.set(folder, dirname(target))
+    return target
   }
 
   /** The resolved path of a key or prefix directory ('' = root); null when it cannot exist. */
@@ -138,7 +155,7 @@ export class FsBlobStore implements BlobStore {
     // A concurrent deletePrefix may remove the freshly made parent before the temp file opens.
     for (let attempt = 1; !handle; attempt++) {
       try {
-        target = await resolveSafePath(this.root, key, { createParents: true })
+        target = await this.#writeTarget(key, attempt > 1)
         temp = join(dirname(target), `${TEMP_PREFIX}${randomBytes(9).toString('base64url')}`)
         handle = await open(temp, 'wx', 0o644)
       } catch (err) {
@@ -220,6 +237,7 @@ export class FsBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     assertSafeKey(key)
+    this.#writableDirs.clear()
     const path = await this.#existingPath(key, true)
     if (path === null) return
     try {
@@ -233,6 +251,7 @@ export class FsBlobStore implements BlobStore {
 
   async deletePrefix(prefix: string): Promise<void> {
     if (prefix === '') throw new AppError('invalid_request', 'Refusing to delete every blob')
+    this.#writableDirs.clear()
     const { dir, namePrefix } = splitSafePrefix(prefix)
     const dirPath = await this.#existingPath(dir)
     if (dirPath === null) return

@@ -3,6 +3,7 @@ import type { BlobStore } from '../../infra/blobs/blob-store.ts'
 import type { PackageVersionsTable } from '../../infra/db/schema.ts'
 import type { ManifestSummary } from '../scorm/manifest/index.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
+import { ParallelPut } from './parallel-put.ts'
 import { inspectPackage, storePackageFiles, type UnpackLimits } from './unpack/index.ts'
 
 export interface IngestOptions {
@@ -70,15 +71,21 @@ export async function ingestZip(options: IngestOptions): Promise<IngestedPackage
     await blobs.deletePrefix(`${prefix}/`)
     await blobs.delete(zipKey)
   }
+  // The original zip is copied while the files are extracted: neither depends on the other.
+  const zipCopy = blobs.put(zipKey, options.openZip(), {
+    contentLength: options.zipSize,
+    contentType: 'application/zip',
+  })
+  const writer = new ParallelPut(blobs)
   try {
-    await storePackageFiles(options.zipPath, summary, limits, async (path, stream, size) => {
-      await blobs.put(`${prefix}/${path}`, stream, { contentLength: size })
-    })
-    await blobs.put(zipKey, options.openZip(), {
-      contentLength: options.zipSize,
-      contentType: 'application/zip',
-    })
+    await storePackageFiles(options.zipPath, summary, limits, (path, stream, size) =>
+      writer.put(`${prefix}/${path}`, stream, size),
+    )
+    await writer.finish()
+    await zipCopy
   } catch (err) {
+    // Every write must have settled before the clean-up, or one could land after it.
+    await Promise.allSettled([writer.finish(), zipCopy])
     await discard()
     throw err
   }

@@ -11,6 +11,7 @@ import { describeEachDatabase } from '../../helpers/database.ts'
 import {
   createSideEffectTables,
   exited,
+  ownConnection,
   runsPerJob,
   sharedTestTasks,
   silentLogger,
@@ -73,13 +74,11 @@ describeEachDatabase('job queue: concurrent workers', (database) => {
     }
   })
 
-  test(`${JOBS} jobs over this process and two worker processes each run exactly once`, async () => {
+  test(`${JOBS} jobs over this process and two worker processes each run exactly once`, async (t) => {
     const { db, url } = database()
     const queue = createQueue(db)
     const children = [await spawnWorker(url, dir, 60), await spawnWorker(url, dir, 60)]
-    // Workers get their own connections; the suite's handle stays lightly used (see the report
-    // on pg pools in test/helpers/database.ts dispose).
-    const localDb = openDatabase(url, { poolSize: 4 })
+    const localDb = ownConnection(t, url)
     const local = new Worker(localDb, sharedTestTasks(localDb, dir, 'local', 60), {
       pollIntervalMs: 10,
       logger: silentLogger,
@@ -102,30 +101,9 @@ describeEachDatabase('job queue: concurrent workers', (database) => {
       assert.ok(rows.length >= 2, `work was shared: ${rows.map((r) => r.worker).join(', ')}`)
     } finally {
       await local.stop()
-      await localDb.close()
       for (const child of children) child.kill('SIGTERM')
       const codes = await Promise.all(children.map(exited))
       assert.deepEqual(codes, [0, 0], 'the worker processes stopped gracefully on SIGTERM')
     }
   })
 })
-process.on(
-  'uncaughtException',
-  (
-    e: Error & {
-      client?: {
-        processID?: number
-        _ending?: boolean
-        connectionParameters?: { database?: string }
-      }
-    },
-  ) => {
-    console.log(
-      'UNCAUGHT',
-      e.message,
-      e.client?.processID,
-      e.client?._ending,
-      e.client?.connectionParameters?.database,
-    )
-  },
-)

@@ -9,6 +9,7 @@ import { describeEachDatabase } from '../../helpers/database.ts'
 import {
   createSideEffectTables,
   exited,
+  ownConnection,
   sharedTestTasks,
   silentLogger,
   spawnWorker,
@@ -26,7 +27,7 @@ describeEachDatabase('job queue: crash recovery', (database) => {
   })
   after(() => rmSync(dir, { recursive: true, force: true }))
 
-  test('a job whose worker process is SIGKILLed mid-run completes exactly once elsewhere', async () => {
+  test('a job whose worker process is SIGKILLed mid-run completes exactly once elsewhere', async (t) => {
     const { db, url } = database()
     const queue = createQueue(db)
     const id = await queue.enqueue(db.kysely, { task: 'test.block', payload: { step: 'import' } })
@@ -44,10 +45,15 @@ describeEachDatabase('job queue: crash recovery', (database) => {
     assert.equal((await queue.jobs.get(id))?.status, 'running', 'nobody finished the killed run')
 
     writeFileSync(join(dir, 'release'), '') // from now on the task body runs to its end
-    const survivor = new Worker(db, sharedTestTasks(db, dir, 'survivor', LEASE_SECONDS), {
-      pollIntervalMs: 50,
-      logger: silentLogger,
-    })
+    const survivorDb = ownConnection(t, url)
+    const survivor = new Worker(
+      survivorDb,
+      sharedTestTasks(survivorDb, dir, 'survivor', LEASE_SECONDS),
+      {
+        pollIntervalMs: 50,
+        logger: silentLogger,
+      },
+    )
     survivor.start()
     try {
       await waitFor(

@@ -3,7 +3,7 @@ import { beforeEach, test } from 'node:test'
 import { createQueue, Worker } from '../../../src/infra/queue/index.ts'
 import { ManualClock } from '../../../src/shared/clock.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
-import { silentLogger } from './queue-test-helpers.ts'
+import { ownConnection, silentLogger } from './queue-test-helpers.ts'
 
 describeEachDatabase('job queue: enqueue', (database) => {
   const clock = new ManualClock('2026-03-01T10:00:00.000Z')
@@ -96,10 +96,14 @@ describeEachDatabase('job queue: enqueue', (database) => {
     assert.equal((await queue.jobs.countByStatus()).pending, 1)
   })
 
-  test('a key held by a completed job starts a new job, except with unsafe_dedupe', async () => {
-    const { db } = database()
+  test('a key held by a completed job starts a new job, except with unsafe_dedupe', async (t) => {
+    const { db, url } = database()
     const queue = createQueue(db, { clock })
-    const worker = new Worker(db, { once: async () => {} }, { clock, logger: silentLogger })
+    const worker = new Worker(
+      ownConnection(t, url),
+      { once: async () => {} },
+      { clock, logger: silentLogger },
+    )
     const first = await queue.enqueue(db.kysely, { task: 'once', jobKey: 'k' })
     assert.equal(await worker.runOnce(), 1)
     assert.equal((await queue.jobs.get(first))?.status, 'completed')
@@ -120,8 +124,8 @@ describeEachDatabase('job queue: enqueue', (database) => {
     })
   })
 
-  test('a key held by a running job starts a new job and the superseded one is not retried', async () => {
-    const { db } = database()
+  test('a key held by a running job starts a new job and the superseded one is not retried', async (t) => {
+    const { db, url } = database()
     const queue = createQueue(db, { clock })
     let releaseRun: () => void = () => {}
     const running = new Promise<void>((resolve) => {
@@ -129,7 +133,7 @@ describeEachDatabase('job queue: enqueue', (database) => {
     })
     let started = false
     const worker = new Worker(
-      db,
+      ownConnection(t, url),
       {
         sync: async () => {
           started = true

@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { TestContext } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
-import type { Db } from '../../../src/infra/db/database.ts'
+import { type Db, openDatabase } from '../../../src/infra/db/database.ts'
 import type { TaskRegistry, WorkerLogger } from '../../../src/infra/queue/index.ts'
 
 /** Workers in tests report failures through the jobs table; keep the output readable. */
@@ -89,4 +90,14 @@ export async function spawnWorker(url: string, dir: string, leaseSeconds: number
 export function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+}
+
+/**
+ * A connection of the test's own (closed when the test ends) for workers, so the suite's shared
+ * handle keeps a single idle PostgreSQL connection (see the note on pool shutdown in the report).
+ */
+export function ownConnection(t: TestContext, url: string): Db {
+  const db = openDatabase(url, { poolSize: 4 })
+  t.after(() => db.close())
+  return db
 }

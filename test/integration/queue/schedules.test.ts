@@ -10,7 +10,7 @@ import {
 } from '../../../src/infra/queue/index.ts'
 import { ManualClock } from '../../../src/shared/clock.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
-import { silentLogger } from './queue-test-helpers.ts'
+import { ownConnection, silentLogger } from './queue-test-helpers.ts'
 
 describeEachDatabase('job queue: schedules', (database) => {
   beforeEach(async () => {
@@ -65,13 +65,13 @@ describeEachDatabase('job queue: schedules', (database) => {
     }
   })
 
-  test('missed periods are not replayed; redefining keeps the timetable', async () => {
-    const { db } = database()
+  test('missed periods are not replayed; redefining keeps the timetable', async (t) => {
+    const { db, url } = database()
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
     const queue = createQueue(db, { clock })
     const fired: string[] = []
     const worker = new Worker(
-      db,
+      ownConnection(t, url),
       { sweep: async (payload) => void fired.push((payload as ScheduledPayload).scheduledFor) },
       { clock, logger: silentLogger },
     )

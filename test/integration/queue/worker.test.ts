@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
 import { beforeEach, test } from 'node:test'
-import { openDatabase } from '../../../src/infra/db/database.ts'
 import { createQueue, type TaskContext, Worker } from '../../../src/infra/queue/index.ts'
 import { claimJobs, completeJob } from '../../../src/infra/queue/job-lease.repository.ts'
 import { ManualClock } from '../../../src/shared/clock.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
-import { silentLogger, waitFor } from './queue-test-helpers.ts'
+import { ownConnection, silentLogger, waitFor } from './queue-test-helpers.ts'
 
 /** A promise with its resolver, to hold a handler until the test lets it go. */
 function gate(): { wait: Promise<void>; open: () => void } {
@@ -21,13 +20,13 @@ describeEachDatabase('job queue: worker', (database) => {
     await database().db.kysely.deleteFrom('jobs').execute()
   })
 
-  test('a failing job is retried after e^attempt seconds, then marked failed', async () => {
-    const { db } = database()
+  test('a failing job is retried after e^attempt seconds, then marked failed', async (t) => {
+    const { db, url } = database()
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
     const queue = createQueue(db, { clock })
     const attempts: number[] = []
     const worker = new Worker(
-      db,
+      ownConnection(t, url),
       {
         flaky: async (_payload, ctx) => {
           attempts.push(ctx.attempt)
@@ -69,12 +68,12 @@ describeEachDatabase('job queue: worker', (database) => {
     assert.equal((await queue.jobs.list({ status: 'pending' }))[0]?.id, id)
   })
 
-  test('a task can set its own backoff and succeed on a later attempt', async () => {
-    const { db } = database()
+  test('a task can set its own backoff and succeed on a later attempt', async (t) => {
+    const { db, url } = database()
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
     const queue = createQueue(db, { clock })
     const worker = new Worker(
-      db,
+      ownConnection(t, url),
       {
         webhook: {
           retryDelaySeconds: (attempt) => [60, 300][attempt - 1] ?? 900,
@@ -98,14 +97,14 @@ describeEachDatabase('job queue: worker', (database) => {
     assert.equal(job?.attempts, 3)
   })
 
-  test('a stale worker cannot record an outcome once its lease was taken over', async () => {
+  test('a stale worker cannot record an outcome once its lease was taken over', async (t) => {
     const { db, url } = database()
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
     const queue = createQueue(db, { clock })
     const slowRun = gate()
     let slowStarted = false
     const slow = new Worker(
-      db,
+      ownConnection(t, url),
       {
         step: {
           leaseSeconds: 30,
@@ -117,9 +116,8 @@ describeEachDatabase('job queue: worker', (database) => {
       },
       { clock, logger: silentLogger, pollIntervalMs: 10 },
     )
-    const otherDb = openDatabase(url, { poolSize: 2 })
     const other = new Worker(
-      otherDb,
+      ownConnection(t, url),
       {
         step: async () => {
           throw new Error('second run failed')
@@ -150,12 +148,11 @@ describeEachDatabase('job queue: worker', (database) => {
     } finally {
       slowRun.open()
       await slow.stop()
-      await otherDb.close()
     }
   })
 
-  test('a completion with a stale lease token updates 0 rows', async () => {
-    const { db } = database()
+  test('a completion with a stale lease token updates 0 rows', async (t) => {
+    const { db, url } = database()
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
     const queue = createQueue(db, { clock })
     const id = await queue.enqueue(db.kysely, { task: 'step' })
@@ -174,31 +171,34 @@ describeEachDatabase('job queue: worker', (database) => {
     assert.equal(await completeJob(db, clock.now(), id, second?.leaseToken ?? ''), false)
   })
 
-  test('a lease that expires on the last attempt fails the job', async () => {
-    const { db } = database()
+  test('a lease that expires on the last attempt fails the job', async (t) => {
+    const { db, url } = database()
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
     const queue = createQueue(db, { clock })
     const id = await queue.enqueue(db.kysely, { task: 'step', maxAttempts: 1 })
     const [claimed] = await claimJobs(db, clock.now(), new Map([['step', 10]]), 1)
     assert.equal(claimed?.id, id)
     clock.advance(10_000)
-    const worker = new Worker(db, { step: async () => {} }, { clock, logger: silentLogger })
+    const worker = new Worker(
+      ownConnection(t, url),
+      { step: async () => {} },
+      { clock, logger: silentLogger },
+    )
     assert.equal(await worker.runOnce(), 0)
     const job = await queue.jobs.get(id)
     assert.equal(job?.status, 'failed')
     assert.match(job?.lastError ?? '', /lease expired/)
   })
 
-  test('stop() lets running jobs finish within the timeout', async () => {
+  test('stop() lets running jobs finish within the timeout', async (t) => {
     const { db, url } = database()
     const queue = createQueue(db)
-    const workerDb = openDatabase(url, { poolSize: 4 })
     const ids = await Promise.all(
       [1, 2, 3].map((n) => queue.enqueue(db.kysely, { task: 'short', payload: n })),
     )
     let started = 0
     const worker = new Worker(
-      workerDb,
+      ownConnection(t, url),
       {
         short: async () => {
           started++
@@ -210,18 +210,17 @@ describeEachDatabase('job queue: worker', (database) => {
     worker.start()
     await waitFor('all three to start', () => started === 3)
     await worker.stop({ timeoutMs: 5000 })
-    await workerDb.close()
     for (const id of ids) assert.equal((await queue.jobs.get(id))?.status, 'completed')
     assert.throws(() => worker.start(), /stopped/)
   })
 
-  test('stop() releases unfinished jobs so another worker takes them at once', async () => {
-    const { db } = database()
+  test('stop() releases unfinished jobs so another worker takes them at once', async (t) => {
+    const { db, url } = database()
     const queue = createQueue(db)
     const id = await queue.enqueue(db.kysely, { task: 'long' })
     let firstContext: TaskContext | undefined
     const stuck = new Worker(
-      db,
+      ownConnection(t, url),
       {
         long: {
           leaseSeconds: 3600,
@@ -246,7 +245,7 @@ describeEachDatabase('job queue: worker', (database) => {
 
     const attempts: number[] = []
     const next = new Worker(
-      db,
+      ownConnection(t, url),
       { long: async (_payload, ctx) => void attempts.push(ctx.attempt) },
       { logger: silentLogger },
     )
@@ -258,11 +257,11 @@ describeEachDatabase('job queue: worker', (database) => {
     assert.equal(job?.attempts, 1)
   })
 
-  test('handler errors, including non-Error throws and bad payloads, never escape', async () => {
-    const { db } = database()
+  test('handler errors, including non-Error throws and bad payloads, never escape', async (t) => {
+    const { db, url } = database()
     const queue = createQueue(db)
     const worker = new Worker(
-      db,
+      ownConnection(t, url),
       {
         // biome-ignore lint/complexity/useArrowFunction: a synchronous throw from a non-async handler
         sync: function () {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream'
 import yauzl from 'yauzl'
+import { CachedFileReader } from '../../../infra/zip/cached-file.reader.ts'
 import { isAppError } from '../../../shared/app-error.ts'
-import { CachedFileReader } from './cached-file.reader.ts'
 import { corrupt, rejection } from './ooxml.errors.ts'
 
 const MiB = 1024 * 1024

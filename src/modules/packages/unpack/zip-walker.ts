@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
 import yauzl, { type Entry, type ZipFile } from 'yauzl'
+import { CachedFileReader } from '../../../infra/zip/cached-file.reader.ts'
 import { AppError, isAppError } from '../../../shared/app-error.ts'
 import {
   checkEntryRatio,
@@ -110,7 +111,8 @@ async function openZip(zipPath: string): Promise<ZipFile> {
     // decodeStrings: false so that yauzl does not refuse names with its own terse messages; the
     // name is decoded below (CP437 or UTF-8, Info-ZIP Unicode path field) and checked by
     // normaliseEntryName. strictFileNames has no effect then.
-    return await yauzl.openPromise(zipPath, {
+    const { reader, size } = await CachedFileReader.open(zipPath)
+    return await yauzl.fromRandomAccessReaderPromise(reader, size, {
       lazyEntries: true,
       autoClose: false,
       decodeStrings: false,
