@@ -5,6 +5,7 @@ import { bearer, createTestApp, type TestApp, type TestTenant } from '../../help
 import { describeEachDatabase } from '../../helpers/database.ts'
 import { fixture, GOLF } from '../../helpers/fixtures.ts'
 import { multipartFile } from '../../helpers/multipart.ts'
+import { buildZip } from '../../helpers/zip-builder.ts'
 
 async function uploadMultipart(
   t: TestApp,
@@ -287,4 +288,47 @@ describeEachDatabase('package upload and lifecycle', (database) => {
     assert.equal(different.statusCode, 409)
     assert.equal(different.json().error.code, 'idempotency_conflict')
   })
+})
+
+describeEachDatabase('cmi5 and Tin Can packages', (database) => {
+  let t: TestApp
+  let tenant: TestTenant
+  before(async () => {
+    t = await createTestApp(database())
+    tenant = await t.createTenant()
+  })
+  after(() => t.close())
+
+  const cmi5 = `<?xml version="1.0" encoding="utf-8"?>
+<courseStructure xmlns="https://w3id.org/xapi/profiles/cmi5/v1/CourseStructure.xsd">
+  <course id="https://example.com/courses/safety">
+    <title><langstring lang="en-US">Workplace Safety</langstring></title>
+    <description><langstring lang="en-US">One unit.</langstring></description>
+  </course>
+  <au id="https://example.com/au/intro" moveOn="Completed">
+    <title><langstring lang="en-US">Introduction</langstring></title>
+    <url>intro/index.html</url>
+  </au>
+</courseStructure>`
+  const tincan = `<?xml version="1.0" encoding="utf-8"?>
+<tincan xmlns="http://projecttincan.com/tincan.xsd"><activities>
+  <activity id="https://example.com/tc/course" type="http://adlnet.gov/expapi/activities/course">
+    <name>Tin Can Course</name><launch lang="en-US">index.html</launch>
+  </activity></activities></tincan>`
+
+  for (const [kind, files, title] of [
+    ['cmi5', { 'cmi5.xml': cmi5, 'intro/index.html': '<p>hi</p>' }, 'Workplace Safety'],
+    ['xapi', { 'tincan.xml': tincan, 'index.html': '<p>hi</p>' }, 'Tin Can Course'],
+  ] as const) {
+    test(`a ${kind} zip is recognised and stored with content_type ${kind}`, async () => {
+      const zip = buildZip(Object.entries(files).map(([name, data]) => ({ name, data })))
+      const res = await uploadMultipart(t, tenant.testKey, zip)
+      assert.equal(res.statusCode, 201, res.body)
+      assert.equal(res.json().package.content_type, kind)
+      assert.equal(res.json().package.scorm_version, null)
+      assert.equal(res.json().package.title, title)
+      const list = await t.app.inject({ url: '/api/v1/packages', headers: bearer(tenant.testKey) })
+      assert.ok(list.json().packages.some((p: { content_type: string }) => p.content_type === kind))
+    })
+  }
 })
