@@ -20,6 +20,9 @@ export interface Db {
 export function openDatabase(url: string, options: { poolSize?: number } = {}): Db {
   if (/^postgres(ql)?:\/\//.test(url)) {
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 })
+    // An idle connection closed by the server (restart, failover, admin) must not crash the
+    // process: the pool drops it and the next query opens a new one.
+    pool.on('error', () => {})
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     return { kysely, dialect: 'postgres', close: () => kysely.destroy() }
   }
