@@ -78,7 +78,7 @@ describeEachDatabase('job queue: concurrent workers', (database) => {
     const { db, url } = database()
     const queue = createQueue(db)
     const children = [await spawnWorker(url, dir, 60), await spawnWorker(url, dir, 60)]
-    const localDb = ownConnection(t, url)
+    const localDb = ownConnection(t, database())
     const local = new Worker(localDb, sharedTestTasks(localDb, dir, 'local', 60), {
       pollIntervalMs: 10,
       logger: silentLogger,

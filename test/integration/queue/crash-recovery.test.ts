@@ -45,7 +45,7 @@ describeEachDatabase('job queue: crash recovery', (database) => {
     assert.equal((await queue.jobs.get(id))?.status, 'running', 'nobody finished the killed run')
 
     writeFileSync(join(dir, 'release'), '') // from now on the task body runs to its end
-    const survivorDb = ownConnection(t, url)
+    const survivorDb = ownConnection(t, database())
     const survivor = new Worker(
       survivorDb,
       sharedTestTasks(survivorDb, dir, 'survivor', LEASE_SECONDS),

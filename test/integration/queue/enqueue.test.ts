@@ -100,7 +100,7 @@ describeEachDatabase('job queue: enqueue', (database) => {
     const { db, url } = database()
     const queue = createQueue(db, { clock })
     const worker = new Worker(
-      ownConnection(t, url),
+      ownConnection(t, database()),
       { once: async () => {} },
       { clock, logger: silentLogger },
     )
@@ -133,7 +133,7 @@ describeEachDatabase('job queue: enqueue', (database) => {
     })
     let started = false
     const worker = new Worker(
-      ownConnection(t, url),
+      ownConnection(t, database()),
       {
         sync: async () => {
           started = true

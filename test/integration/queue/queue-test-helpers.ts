@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import { type Db, openDatabase } from '../../../src/infra/db/database.ts'
 import type { TaskRegistry, WorkerLogger } from '../../../src/infra/queue/index.ts'
+import type { TestDatabase } from '../../helpers/database.ts'
 
 /** Workers in tests report failures through the jobs table; keep the output readable. */
 export const silentLogger: WorkerLogger = { info() {}, warn() {}, error() {} }
@@ -75,7 +76,7 @@ export const CHILD = fileURLToPath(new URL('./queue-worker.child.ts', import.met
 
 /** Starts a worker process on `url`; resolves once it polls. */
 export async function spawnWorker(url: string, dir: string, leaseSeconds: number) {
-  const child = spawn(NODE, [CHILD, url, dir, String(leaseSeconds)], {
+  const child = spawn(NODE, [CHILD, taggedUrl(url), dir, String(leaseSeconds)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   await new Promise<void>((resolve, reject) => {
@@ -92,12 +93,51 @@ export function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
 }
 
+const TEST_APPLICATION = 'cp-queue-test'
+
 /**
- * A connection of the test's own (closed when the test ends) for workers, so the suite's shared
- * handle keeps a single idle PostgreSQL connection (see the note on pool shutdown in the report).
+ * `url` with a PostgreSQL application_name that marks the connections of workers (in this process
+ * or in child processes), so a test can wait until the server has seen them all close.
  */
-export function ownConnection(t: TestContext, url: string): Db {
-  const db = openDatabase(url, { poolSize: 4 })
-  t.after(() => db.close())
+export function taggedUrl(url: string): string {
+  if (!/^postgres(ql)?:\/\//.test(url)) return url
+  const tagged = new URL(url)
+  tagged.searchParams.set('application_name', TEST_APPLICATION)
+  return tagged.toString()
+}
+
+const ownConnections = new WeakMap<TestContext, Db[]>()
+
+/**
+ * A connection of the test's own for a worker. When the test ends they are closed and, on
+ * PostgreSQL, the test waits until the server has ended every tagged backend: a pg pool's end()
+ * resolves before its sockets are closed, and the suite drops the database with (force) right
+ * after, which would otherwise hit a connection still closing.
+ */
+export function ownConnection(t: TestContext, target: TestDatabase): Db {
+  const db = openDatabase(taggedUrl(target.url), { poolSize: 4 })
+  const list = ownConnections.get(t)
+  if (list) {
+    list.push(db)
+    return db
+  }
+  ownConnections.set(t, [db])
+  t.after(async () => {
+    for (const handle of ownConnections.get(t) ?? []) await handle.close()
+    await waitForTaggedConnectionsToEnd(target)
+  })
   return db
+}
+
+/** On PostgreSQL, waits until no backend of this database carries the test tag. */
+export async function waitForTaggedConnectionsToEnd(target: TestDatabase): Promise<void> {
+  if (target.dialect !== 'postgres') return
+  await waitFor('worker connections to end', async () => {
+    const { rows } = await sql<{ n: number | string }>`
+      select count(*) as n from pg_stat_activity
+      where datname = current_database() and application_name = ${TEST_APPLICATION}`.execute(
+      target.db.kysely,
+    )
+    return Number(rows[0]?.n) === 0
+  })
 }

@@ -71,7 +71,7 @@ describeEachDatabase('job queue: schedules', (database) => {
     const queue = createQueue(db, { clock })
     const fired: string[] = []
     const worker = new Worker(
-      ownConnection(t, url),
+      ownConnection(t, database()),
       { sweep: async (payload) => void fired.push((payload as ScheduledPayload).scheduledFor) },
       { clock, logger: silentLogger },
     )

@@ -26,7 +26,7 @@ describeEachDatabase('job queue: worker', (database) => {
     const queue = createQueue(db, { clock })
     const attempts: number[] = []
     const worker = new Worker(
-      ownConnection(t, url),
+      ownConnection(t, database()),
       {
         flaky: async (_payload, ctx) => {
           attempts.push(ctx.attempt)
@@ -73,7 +73,7 @@ describeEachDatabase('job queue: worker', (database) => {
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
     const queue = createQueue(db, { clock })
     const worker = new Worker(
-      ownConnection(t, url),
+      ownConnection(t, database()),
       {
         webhook: {
           retryDelaySeconds: (attempt) => [60, 300][attempt - 1] ?? 900,
@@ -104,7 +104,7 @@ describeEachDatabase('job queue: worker', (database) => {
     const slowRun = gate()
     let slowStarted = false
     const slow = new Worker(
-      ownConnection(t, url),
+      ownConnection(t, database()),
       {
         step: {
           leaseSeconds: 30,
@@ -117,7 +117,7 @@ describeEachDatabase('job queue: worker', (database) => {
       { clock, logger: silentLogger, pollIntervalMs: 10 },
     )
     const other = new Worker(
-      ownConnection(t, url),
+      ownConnection(t, database()),
       {
         step: async () => {
           throw new Error('second run failed')
@@ -180,7 +180,7 @@ describeEachDatabase('job queue: worker', (database) => {
     assert.equal(claimed?.id, id)
     clock.advance(10_000)
     const worker = new Worker(
-      ownConnection(t, url),
+      ownConnection(t, database()),
       { step: async () => {} },
       { clock, logger: silentLogger },
     )
@@ -198,7 +198,7 @@ describeEachDatabase('job queue: worker', (database) => {
     )
     let started = 0
     const worker = new Worker(
-      ownConnection(t, url),
+      ownConnection(t, database()),
       {
         short: async () => {
           started++
@@ -220,7 +220,7 @@ describeEachDatabase('job queue: worker', (database) => {
     const id = await queue.enqueue(db.kysely, { task: 'long' })
     let firstContext: TaskContext | undefined
     const stuck = new Worker(
-      ownConnection(t, url),
+      ownConnection(t, database()),
       {
         long: {
           leaseSeconds: 3600,
@@ -245,7 +245,7 @@ describeEachDatabase('job queue: worker', (database) => {
 
     const attempts: number[] = []
     const next = new Worker(
-      ownConnection(t, url),
+      ownConnection(t, database()),
       { long: async (_payload, ctx) => void attempts.push(ctx.attempt) },
       { logger: silentLogger },
     )
@@ -261,7 +261,7 @@ describeEachDatabase('job queue: worker', (database) => {
     const { db, url } = database()
     const queue = createQueue(db)
     const worker = new Worker(
-      ownConnection(t, url),
+      ownConnection(t, database()),
       {
         // biome-ignore lint/complexity/useArrowFunction: a synchronous throw from a non-async handler
         sync: function () {
