@@ -8,6 +8,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify'
 import type { AppContext } from './context.ts'
+import { contentRoutes } from './http/content/content.routes.ts'
 import { apiKeyAuthHook } from './http/plugins/api-key-auth.ts'
 import { registerErrorHandling } from './http/plugins/error-handler.ts'
 import { registerIdempotency } from './http/plugins/idempotency.ts'
@@ -16,6 +17,8 @@ import { registerRateLimit } from './http/plugins/rate-limit.ts'
 import { docsRoutes } from './http/routes/docs/index.ts'
 import { healthRoutes } from './http/routes/health/index.ts'
 import { packageRoutes } from './http/routes/packages/index.ts'
+import { sessionRoutes } from './http/routes/sessions/index.ts'
+import { runtimeRoutes } from './http/runtime/runtime.routes.ts'
 import { uploadTargetRoutes } from './http/routes/uploads/index.ts'
 import { ErrorBody } from './http/schemas/common.ts'
 
@@ -72,6 +75,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       })
       registerIdempotency(api, { db: ctx.db.kysely, clock: ctx.clock })
       await api.register(packageRoutes, { ctx })
+    await api.register(sessionRoutes, { ctx })
     },
     { prefix: '/api/v1' },
   )
@@ -87,5 +91,7 @@ export async function buildContentApp(ctx: AppContext, options: BuildOptions = {
   const app = Fastify(baseOptions(ctx, options))
   registerErrorHandling(app)
   await app.register(healthRoutes, { db: ctx.db, isShuttingDown: ctx.lifecycle.isShuttingDown })
+  await app.register(contentRoutes, { ctx })
+  await app.register(runtimeRoutes, { ctx })
   return app
 }

@@ -58,6 +58,8 @@ export interface Config {
   }
   /** EVENT_FANOUT_INTERVAL seconds, default 300, minimum 1. */
   eventFanoutIntervalSeconds: number
+  /** LAUNCH_TTL_SECONDS, default 86 400 (24 h): how long a launch URL can be opened. */
+  launchTtlSeconds: number
   /** SHUTDOWN_TIMEOUT_MS, default 15 000: drain time on SIGTERM before forcing exit. */
   shutdownTimeoutMs: number
 }
@@ -162,5 +164,6 @@ export function loadConfig(env: Env, defaults: { secretKey?: string } = {}): Con
     }),
     eventFanoutIntervalSeconds: integer(env, 'EVENT_FANOUT_INTERVAL', 300, 1),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 15_000, 0),
+    launchTtlSeconds: integer(env, 'LAUNCH_TTL_SECONDS', 86_400, 60),
   })
 }

@@ -3,6 +3,9 @@ import type { BlobStore } from './infra/blobs/blob-store.ts'
 import type { Db } from './infra/db/database.ts'
 import type { PackageService } from './modules/packages/package.service.ts'
 import type { UploadService } from './modules/packages/upload.service.ts'
+import type { LaunchService } from './modules/sessions/launch.service.ts'
+import type { RuntimeService } from './modules/sessions/runtime.service.ts'
+import type { SessionService } from './modules/sessions/session.service.ts'
 import type { TenantService } from './modules/tenants/tenant.service.ts'
 import type { Clock } from './shared/clock.ts'
 
@@ -10,6 +13,9 @@ export interface Services {
   tenants: TenantService
   packages: PackageService
   uploads: UploadService
+  launches: LaunchService
+  sessions: SessionService
+  runtime: RuntimeService
 }
 
 /** Everything a process holds, built once by an entry point and passed down explicitly. */

@@ -4,6 +4,9 @@ import { createBlobStore } from '../infra/blobs/create-blob-store.ts'
 import { type Db, migrateToLatest, openDatabase } from '../infra/db/database.ts'
 import { PackageService } from '../modules/packages/package.service.ts'
 import { UploadService } from '../modules/packages/upload.service.ts'
+import { LaunchService } from '../modules/sessions/launch.service.ts'
+import { RuntimeService } from '../modules/sessions/runtime.service.ts'
+import { SessionService } from '../modules/sessions/session.service.ts'
 import { TenantService } from '../modules/tenants/tenant.service.ts'
 import { type Clock, systemClock } from '../shared/clock.ts'
 
@@ -39,13 +42,16 @@ export async function createContext(
   const tenants = new TenantService(db.kysely, clock)
   const packages = new PackageService({ db: db.kysely, blobs, clock, config })
   const uploads = new UploadService({ db: db.kysely, blobs, clock, config, packages })
+  const launches = new LaunchService({ db: db.kysely, clock, config })
+  const sessions = new SessionService(db.kysely)
+  const runtime = new RuntimeService({ db: db.kysely, clock, config })
   let shuttingDown = false
   return {
     config,
     db,
     blobs,
     clock,
-    services: { tenants, packages, uploads },
+    services: { tenants, packages, uploads, launches, sessions, runtime },
     lifecycle: { isShuttingDown: () => shuttingDown },
     beginShutdown() {
       shuttingDown = true

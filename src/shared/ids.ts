@@ -20,6 +20,7 @@ export type IdPrefix =
   | 'lrn'
   | 'stm'
   | 'usr'
+  | 'scd'
 
 /**
  * Random base62 string of `length` characters, without modulo bias

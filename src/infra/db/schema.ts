@@ -1,4 +1,5 @@
 import type { Generated, Kysely, Transaction } from 'kysely'
+import type { SessionTables } from './tables/sessions.ts'
 
 /**
  * Table types. Conventions (DESIGN §5): every tenant-owned row has `tenant_id` and `mode`;
@@ -152,7 +153,7 @@ export interface JobSchedulesTable {
   last_run_at: string | null
 }
 
-export interface Database {
+export interface Database extends SessionTables {
   plans: PlansTable
   tenants: TenantsTable
   api_keys: ApiKeysTable

@@ -95,7 +95,7 @@ for (const target of DATABASE_TARGETS) {
   }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cp-serve-'))
     let dbName: string | undefined
-    const serveEnv = { ...env, DATA_DIR: dir }
+    const serveEnv: Record<string, string | undefined> = { ...env, DATA_DIR: dir }
     if (target.dialect === 'postgres') {
       const pg = (await import('pg')).default
       dbName = `cp_cli_${Date.now()}`

@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely/migration'
 import type { Dialect } from '../schema.ts'
 import { initialMigration } from './0001-initial.ts'
 import { jobQueueMigration } from './0002-job-queue.ts'
+import { sessionsMigration } from './0003-sessions.ts'
 
 /**
  * Migrations are listed here in order, so they are bundled with the code instead of being
@@ -13,6 +14,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
       return {
         '0001-initial': initialMigration(dialect),
         '0002-job-queue': jobQueueMigration(dialect),
+        '0003-sessions': sessionsMigration(dialect),
       }
     },
   }

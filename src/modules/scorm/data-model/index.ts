@@ -9,7 +9,13 @@
  *            on the final delta: endSession('2004', r.state) → next launch's entry/total/carry
  */
 export type { Delta } from './delta-log.ts'
-export { sumIsoDurations, sumTimespans } from './durations.ts'
+export {
+  isoDurationSeconds,
+  parseIsoDuration,
+  parseTimespan,
+  sumIsoDurations,
+  sumTimespans,
+} from './durations.ts'
 export type { NavigationProvider, RequestValidity, ScormVersion } from './element-spec.ts'
 export { errorString } from './errors.ts'
 export {

@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { AppContext } from '../../context.ts'
+import { AppError } from '../../shared/app-error.ts'
+
+function bearer(request: FastifyRequest, body: unknown): string | undefined {
+  const header = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1]
+  if (header) return header
+  const token = (body as { token?: unknown } | undefined)?.token
+  return typeof token === 'string' ? token : undefined
+}
+
+function objectBody(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null) {
+    throw new AppError('invalid_request', 'Send a JSON object')
+  }
+  return body as Record<string, unknown>
+}
+
+/**
+ * The player's endpoints on the content origin (docs/runtime-protocol.md). Signed tokens, not
+ * cookies, authorise them; `navigator.sendBeacon` posts `text/plain`, parsed as JSON here.
+ */
+export async function runtimeRoutes(
+  app: FastifyInstance,
+  { ctx }: { ctx: AppContext },
+): Promise<void> {
+  const { runtime } = ctx.services
+  app.addContentTypeParser(
+    'text/plain',
+    { parseAs: 'string', bodyLimit: 2 * 1024 * 1024 },
+    (_req, body, done) => {
+      try {
+        done(null, JSON.parse(body as string))
+      } catch {
+        done(new AppError('invalid_request', 'The body is not JSON'), undefined)
+      }
+    },
+  )
+  const options = { bodyLimit: 2 * 1024 * 1024 }
+
+  app.post<{ Params: { sessionId: string } }>(
+    '/runtime/sessions/:sessionId/start',
+    options,
+    async (request) => {
+      const body = objectBody(request.body)
+      return runtime.start(
+        request.params.sessionId,
+        typeof body.token === 'string' ? body.token : undefined,
+      )
+    },
+  )
+
+  app.post<{ Params: { sessionId: string } }>(
+    '/runtime/sessions/:sessionId/deliveries',
+    options,
+    async (request) => {
+      const body = objectBody(request.body)
+      if (typeof body.item_id !== 'string')
+        throw new AppError('invalid_request', 'item_id is required')
+      return runtime.createDelivery(request.params.sessionId, bearer(request, body), body.item_id)
+    },
+  )
+
+  app.post<{ Params: { sessionId: string } }>(
+    '/runtime/sessions/:sessionId/commits',
+    options,
+    async (request) => {
+      const body = objectBody(request.body)
+      return runtime.commit(request.params.sessionId, bearer(request, body), body)
+    },
+  )
+}

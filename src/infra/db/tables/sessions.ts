@@ -1,0 +1,101 @@
+import type { Mode } from '../schema.ts'
+
+/** One attempt of one learner on one package (the spec's "session"). */
+export interface SessionsTable {
+  id: string
+  tenant_id: string
+  mode: Mode
+  package_id: string
+  /** The version the attempt started on; it keeps playing that version. */
+  version_id: string
+  learner_id: string
+  learner_name: string
+  dispatch_id: string | null
+  attempt_number: number
+  /** 1 while this is the learner's current attempt on the package; launches resume it. */
+  open: number
+  scorm_version: '1.2' | '2004' | null
+  completion_status: 'not attempted' | 'incomplete' | 'completed'
+  success_status: 'unknown' | 'passed' | 'failed'
+  score_scaled: number | null
+  score_raw: number | null
+  score_min: number | null
+  score_max: number | null
+  progress_percent: number | null
+  /** ISO 8601 duration of the latest learner session (launch). */
+  session_time: string | null
+  /** Seconds spent over all launches of the attempt. */
+  time_spent_seconds: number
+  suspended: number
+  current_item_id: string | null
+  launch_count: number
+  created_at: string
+  updated_at: string
+  last_launched_at: string
+  completed_at: string | null
+  completed_event_at: string | null
+  failed_event_at: string | null
+}
+
+/** Runtime record of one SCO within a session. */
+export interface ScoStatesTable {
+  session_id: string
+  item_id: string
+  tenant_id: string
+  mode: Mode
+  /** JSON: element → value, the latest full record (for reading and reporting). */
+  state: string
+  /** JSON: learner-writable values carried into the next launch (empty when not suspended). */
+  carry: string
+  completion_status: string
+  success_status: string
+  score_scaled: number | null
+  score_raw: number | null
+  score_min: number | null
+  score_max: number | null
+  progress_measure: number | null
+  /** Attempt total time in the SCO's own format (ISO 8601 for 2004, CMITimespan for 1.2). */
+  total_time: string | null
+  suspended: number
+  launched: number
+  updated_at: string
+}
+
+/** One launch of a SCO (a "delivery"): commits carry increasing sequence numbers within it. */
+export interface ScoDeliveriesTable {
+  id: string
+  session_id: string
+  item_id: string
+  tenant_id: string
+  mode: Mode
+  /** JSON LaunchData the delivery started with (the server re-validates against it). */
+  launch_data: string
+  last_seq: number
+  ended_at: string | null
+  created_at: string
+  updated_at: string
+}
+
+/** Distinct learners who launched something in a billing period (calendar month, UTC). */
+export interface UsageLearnersTable {
+  tenant_id: string
+  mode: Mode
+  period: string
+  learner_id: string
+  first_launch_at: string
+}
+
+export interface UsageCountersTable {
+  tenant_id: string
+  mode: Mode
+  period: string
+  active_learners: number
+}
+
+export interface SessionTables {
+  sessions: SessionsTable
+  sco_states: ScoStatesTable
+  sco_deliveries: ScoDeliveriesTable
+  usage_learners: UsageLearnersTable
+  usage_counters: UsageCountersTable
+}

@@ -1,0 +1,159 @@
+import type { Kysely } from 'kysely'
+import type { Config } from '../../config.ts'
+import type { Database } from '../../infra/db/schema.ts'
+import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
+import { AppError } from '../../shared/app-error.ts'
+import type { Clock } from '../../shared/clock.ts'
+import { newId } from '../../shared/ids.ts'
+import { signToken } from '../../shared/signed-token.ts'
+import { recordAuditEvent } from '../events/audit-event.repository.ts'
+import * as packages from '../packages/package.repository.ts'
+import { findPlan, findTenant } from '../tenants/tenant.repository.ts'
+import type { TenantScope } from '../tenants/tenant-scope.ts'
+import { recordActiveLearner } from '../usage/usage.service.ts'
+import * as repo from './session.repository.ts'
+
+export interface LaunchInput {
+  userId: string
+  /** Shown to the SCO as cmi.learner_name; default the user id. */
+  learnerName?: string
+  /** The migration form: launch into this existing session. */
+  sessionId?: string
+  dispatchId?: string | null
+}
+
+export interface LaunchResult {
+  session_id: string
+  launch_url: string
+  package_id: string
+  learner_id: string
+  attempt: number
+  expires_at: string
+}
+
+export interface LaunchServiceDeps {
+  db: Kysely<Database>
+  clock: Clock
+  config: Config
+}
+
+/**
+ * Creates or resumes a learner's session and signs its launch URL. One open attempt per
+ * package × learner (× dispatch): a launch resumes it until it is completed (or passed), then
+ * the next launch starts a new attempt on the package's active version.
+ */
+export class LaunchService {
+  readonly #deps: LaunchServiceDeps
+  constructor(deps: LaunchServiceDeps) {
+    this.#deps = deps
+  }
+
+  async launch(scope: TenantScope, packageId: string, input: LaunchInput): Promise<LaunchResult> {
+    const learnerId = input.userId.trim()
+    if (!learnerId) throw new AppError('validation_failed', 'user_id must not be empty')
+    const { db, clock, config } = this.#deps
+    const now = clock.now()
+    const at = now.toISOString()
+    const session = await db.transaction().execute(async (trx) => {
+      const pkg = await packages.findPackage(trx, scope, packageId)
+      if (!pkg) throw new AppError('package_not_found', `No package ${packageId}`)
+      if (pkg.status === 'archived') {
+        throw new AppError('invalid_state', 'The package is archived; restore it to launch it')
+      }
+      if (!pkg.active_version_id)
+        throw new AppError('invalid_state', 'The package has no active version')
+      const dispatchId = input.dispatchId ?? null
+
+      let current: SessionsTable | undefined
+      if (input.sessionId) {
+        current = await repo.findSession(trx, scope, input.sessionId)
+        if (!current || current.package_id !== packageId) {
+          throw new AppError(
+            'session_not_found',
+            `No session ${input.sessionId} for package ${packageId}`,
+          )
+        }
+        if (current.learner_id !== learnerId) {
+          throw new AppError('conflict', `Session ${input.sessionId} belongs to another learner`)
+        }
+      } else {
+        current = await repo.findOpenSession(trx, scope, { packageId, learnerId, dispatchId })
+        const finished =
+          current &&
+          (current.completion_status === 'completed' || current.success_status === 'passed')
+        if (current && finished) {
+          await repo.updateSession(trx, current.id, { open: 0, updated_at: at })
+          current = undefined
+        }
+      }
+      if (current) {
+        await repo.updateSession(trx, current.id, {
+          last_launched_at: at,
+          launch_count: Number(current.launch_count) + 1,
+          updated_at: at,
+        })
+      } else {
+        const attempt = (await repo.latestAttemptNumber(trx, scope, packageId, learnerId)) + 1
+        current = {
+          id: newId('ses'),
+          tenant_id: scope.tenantId,
+          mode: scope.mode,
+          package_id: packageId,
+          version_id: pkg.active_version_id,
+          learner_id: learnerId,
+          learner_name: input.learnerName?.trim() || learnerId,
+          dispatch_id: dispatchId,
+          attempt_number: attempt,
+          open: 1,
+          scorm_version: pkg.scorm_version,
+          completion_status: 'not attempted',
+          success_status: 'unknown',
+          score_scaled: null,
+          score_raw: null,
+          score_min: null,
+          score_max: null,
+          progress_percent: 0,
+          session_time: null,
+          time_spent_seconds: 0,
+          suspended: 0,
+          current_item_id: null,
+          launch_count: 1,
+          created_at: at,
+          updated_at: at,
+          last_launched_at: at,
+          completed_at: null,
+          completed_event_at: null,
+          failed_event_at: null,
+        }
+        await repo.insertSession(trx, current)
+      }
+      await recordAuditEvent(trx, scope, {
+        type: 'package.launched',
+        entityType: 'package',
+        entityId: packageId,
+        data: {},
+        occurredAt: at,
+      })
+      const tenant = await findTenant(trx, scope.tenantId)
+      const plan = tenant ? await findPlan(trx, tenant.plan_id) : undefined
+      if (plan) {
+        await recordActiveLearner(trx, scope, {
+          learnerId,
+          allotment: Number(plan.active_learner_allotment),
+          at: now,
+        })
+      }
+      return current
+    })
+    const expiresAt = new Date(now.getTime() + config.launchTtlSeconds * 1000)
+    const token = signToken(config.secretKey, 'launch', { sid: session.id }, expiresAt)
+    return {
+      session_id: session.id,
+      launch_url: `${config.contentUrl}/launch/${session.id}?token=${encodeURIComponent(token)}`,
+      package_id: packageId,
+      learner_id: learnerId,
+      attempt: Number(session.attempt_number),
+      expires_at: expiresAt.toISOString(),
+    }
+  }
+}

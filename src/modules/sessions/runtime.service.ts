@@ -1,0 +1,394 @@
+import type { Kysely } from 'kysely'
+import type { Config } from '../../config.ts'
+import type { Database, Executor } from '../../infra/db/schema.ts'
+import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
+import { AppError } from '../../shared/app-error.ts'
+import type { Clock } from '../../shared/clock.ts'
+import { newId } from '../../shared/ids.ts'
+import { signToken, type TokenPurpose, verifyToken } from '../../shared/signed-token.ts'
+import type { StoredManifest } from '../packages/package-ingest.ts'
+import {
+  type DataModelOptions,
+  type Delta,
+  deltaPosition,
+  endSession,
+  initialValues,
+  type LaunchData,
+  validateDelta,
+} from '../scorm/data-model/index.ts'
+import { findTenant } from '../tenants/tenant.repository.ts'
+import { type CourseItem, courseItems, trackedItems } from './course-items.ts'
+import { buildLaunchData } from './launch-data.builder.ts'
+import { toSessionSummary } from './session.mapper.ts'
+import * as repo from './session.repository.ts'
+import { mergeScoStatus, statusOfRow, updateSessionProgress } from './session-progress.ts'
+import { scoStatus } from './session-status.ts'
+import { sessionSeconds, sessionTimeIso } from './session-time.ts'
+
+/** Content and runtime tokens outlive any reasonable sitting (12 h). */
+const TOKEN_TTL_MS = 12 * 3600 * 1000
+
+export interface RuntimeServiceDeps {
+  db: Kysely<Database>
+  clock: Clock
+  config: Config
+}
+
+interface Loaded {
+  session: SessionsTable
+  version: '1.2' | '2004'
+  items: CourseItem[]
+  manifest: StoredManifest
+  blobPrefix: string
+  options: DataModelOptions
+}
+
+function isDelta(value: unknown): value is Delta {
+  if (typeof value !== 'object' || value === null) return false
+  const d = value as Record<string, unknown>
+  return (
+    Number.isSafeInteger(d.seq) &&
+    (d.seq as number) >= 1 &&
+    Number.isSafeInteger(d.fromSeq) &&
+    (d.fromSeq as number) >= 0 &&
+    typeof d.values === 'object' &&
+    d.values !== null &&
+    !Array.isArray(d.values) &&
+    (d.final === undefined || typeof d.final === 'boolean')
+  )
+}
+
+/**
+ * The server side of the player (docs/runtime-protocol.md): exchanges a launch token for
+ * content and runtime tokens, starts SCO deliveries with their launch data, and applies
+ * commits — re-validated by the same data model the player runs, idempotent by sequence.
+ */
+export class RuntimeService {
+  readonly #deps: RuntimeServiceDeps
+  constructor(deps: RuntimeServiceDeps) {
+    this.#deps = deps
+  }
+
+  #verify(purpose: TokenPurpose, token: string | undefined, sessionId: string): void {
+    const result = verifyToken<{ sid: string }>(
+      this.#deps.config.secretKey,
+      purpose,
+      token ?? '',
+      this.#deps.clock.now(),
+    )
+    if (!result.ok || result.claims.sid !== sessionId) {
+      const why = result.ok
+        ? 'is for another session'
+        : result.reason === 'expired'
+          ? 'has expired'
+          : 'is not valid'
+      throw new AppError('unauthorized', `This ${purpose} link ${why}`)
+    }
+  }
+
+  async #load(db: Executor, sessionId: string): Promise<Loaded> {
+    const session = await repo.findSessionForRuntime(db, sessionId)
+    if (!session) throw new AppError('session_not_found', `No session ${sessionId}`)
+    const version = await db
+      .selectFrom('package_versions')
+      .select(['manifest', 'blob_prefix', 'scorm_version'])
+      .where('id', '=', session.version_id)
+      .executeTakeFirstOrThrow()
+    const manifest = JSON.parse(version.manifest) as StoredManifest
+    const tenant = await findTenant(db, session.tenant_id)
+    const settings = JSON.parse(tenant?.settings ?? '{}') as { suspendDataLimit12?: number }
+    return {
+      session,
+      version: version.scorm_version ?? '2004',
+      items: courseItems(manifest),
+      manifest,
+      blobPrefix: version.blob_prefix,
+      options: settings.suspendDataLimit12
+        ? { suspendDataLimit12: settings.suspendDataLimit12 }
+        : {},
+    }
+  }
+
+  async start(sessionId: string, launchToken: string | undefined) {
+    this.#verify('launch', launchToken, sessionId)
+    const { session, version, items, manifest, blobPrefix, options } = await this.#load(
+      this.#deps.db,
+      sessionId,
+    )
+    const expires = new Date(this.#deps.clock.now().getTime() + TOKEN_TTL_MS)
+    const { secretKey } = this.#deps.config
+    const contentToken = signToken(
+      secretKey,
+      'content',
+      { p: blobPrefix, sid: session.id },
+      expires,
+    )
+    const firstLaunchable = items.find((i) => i.launchable)
+    return {
+      session_id: session.id,
+      attempt_id: `${session.id}:${session.attempt_number}`,
+      runtime_token: signToken(secretKey, 'runtime', { sid: session.id }, expires),
+      title: manifest.title,
+      content_type: manifest.contentType,
+      scorm_version: manifest.scormVersion ? version : null,
+      content_base: `/c/${contentToken}/`,
+      items: items.map(({ manifestItem, ...item }) => item),
+      navigation: { flow: true, choice: true },
+      current_item_id: session.current_item_id ?? firstLaunchable?.id ?? null,
+      data_model_options: options,
+    }
+  }
+
+  /** Starts one launch of an item; a launch left open (tab closed, no Terminate) is ended first. */
+  async createDelivery(sessionId: string, runtimeToken: string | undefined, itemId: string) {
+    this.#verify('runtime', runtimeToken, sessionId)
+    const at = this.#deps.clock.now().toISOString()
+    return this.#deps.db.transaction().execute(async (trx) => {
+      const loaded = await this.#load(trx, sessionId)
+      const item = loaded.items.find((i) => i.id === itemId && i.launchable)
+      if (!item?.href)
+        throw new AppError('not_found', `No launchable item ${itemId} in this course`)
+      for (const open of await repo.openDeliveries(trx, sessionId)) {
+        await this.#finish(
+          trx,
+          loaded,
+          open.item_id,
+          JSON.parse(open.launch_data) as LaunchData,
+          at,
+        )
+        await trx
+          .updateTable('sco_deliveries')
+          .set({ ended_at: at, updated_at: at })
+          .where('id', '=', open.id)
+          .execute()
+      }
+      const states = await repo.findScoStates(trx, sessionId)
+      const previous = states.find((s) => s.item_id === itemId)
+      const launchData = buildLaunchData({
+        version: loaded.version,
+        learnerId: loaded.session.learner_id,
+        learnerName: loaded.session.learner_name,
+        item: item.manifestItem,
+        previous: previous
+          ? {
+              suspended: previous.suspended === 1,
+              totalTime: previous.total_time,
+              carry: JSON.parse(previous.carry) as Record<string, string>,
+            }
+          : null,
+        launchedBefore: (await repo.countDeliveries(trx, sessionId, itemId)) > 0,
+      })
+      const deliveryId = newId('scd')
+      await repo.insertDelivery(trx, {
+        id: deliveryId,
+        session_id: sessionId,
+        item_id: itemId,
+        tenant_id: loaded.session.tenant_id,
+        mode: loaded.session.mode,
+        launch_data: JSON.stringify(launchData),
+        last_seq: 0,
+        ended_at: null,
+        created_at: at,
+        updated_at: at,
+      })
+      const status = previous ? statusOfRow(previous) : null
+      const launched = mergeScoStatus(status, scoStatus(loaded.version, {}, true))
+      await repo.upsertScoState(trx, {
+        session_id: sessionId,
+        item_id: itemId,
+        tenant_id: loaded.session.tenant_id,
+        mode: loaded.session.mode,
+        state: JSON.stringify(initialValues(loaded.version, launchData)),
+        carry: previous?.carry ?? '{}',
+        completion_status: launched.completion,
+        success_status: launched.success,
+        score_scaled: launched.scaled,
+        score_raw: launched.raw,
+        score_min: launched.min,
+        score_max: launched.max,
+        progress_measure: launched.progressMeasure,
+        total_time: previous?.total_time ?? null,
+        suspended: 0,
+        launched: 1,
+        updated_at: at,
+      })
+      await repo.updateSession(trx, sessionId, { current_item_id: itemId, updated_at: at })
+      await updateSessionProgress(
+        trx,
+        { ...loaded.session, current_item_id: itemId },
+        {
+          itemCount: trackedItems(loaded.items).length,
+          at,
+        },
+      )
+      return {
+        delivery_id: deliveryId,
+        item_id: itemId,
+        scorm_version: loaded.version,
+        href: item.href,
+        launch_data: launchData,
+        data_model_options: loaded.options,
+      }
+    })
+  }
+
+  /** Applies one delta; see docs/runtime-protocol.md for the answers. */
+  async commit(
+    sessionId: string,
+    runtimeToken: string | undefined,
+    body: { delivery_id?: unknown; delta?: unknown },
+  ) {
+    this.#verify('runtime', runtimeToken, sessionId)
+    const delta = body.delta
+    if (typeof body.delivery_id !== 'string' || !isDelta(delta)) {
+      throw new AppError(
+        'invalid_request',
+        'A commit needs delivery_id and a delta {seq, fromSeq, values, final}',
+      )
+    }
+    const deliveryId = body.delivery_id
+    const at = this.#deps.clock.now().toISOString()
+    return this.#deps.db.transaction().execute(async (trx) => {
+      const delivery = await repo.findDelivery(trx, sessionId, deliveryId)
+      if (!delivery) throw new AppError('not_found', `No delivery ${deliveryId} in this session`)
+      const lastSeq = Number(delivery.last_seq)
+      const position = deltaPosition(lastSeq, delta)
+      if (position === 'duplicate')
+        return { applied: false, last_seq: lastSeq, errors: [], ignored: [] }
+      if (position === 'gap') {
+        throw new AppError(
+          'sequence_gap',
+          `Commits after ${lastSeq} are missing; resend from there`,
+          {
+            last_seq: lastSeq,
+          },
+        )
+      }
+      if (delivery.ended_at) throw new AppError('invalid_state', 'This launch has already ended')
+      const loaded = await this.#load(trx, sessionId)
+      const launchData = JSON.parse(delivery.launch_data) as LaunchData
+      const stateRow = (await repo.findScoStates(trx, sessionId)).find(
+        (s) => s.item_id === delivery.item_id,
+      )
+      const stored = {
+        version: loaded.version,
+        values: JSON.parse(stateRow?.state ?? '{}') as Record<string, string>,
+      }
+      const result = validateDelta(loaded.version, delta, {
+        initial: launchData,
+        state: stored,
+        options: loaded.options,
+      })
+      const advanced = await repo.advanceDelivery(trx, delivery.id, lastSeq, delta.seq, {
+        updated_at: at,
+        ...(delta.final && { ended_at: at }),
+      })
+      if (!advanced)
+        throw new AppError(
+          'conflict',
+          'Another commit of this launch was applied at the same time; retry',
+        )
+      let session: SessionsTable
+      if (delta.final) {
+        session = await this.#finish(
+          trx,
+          loaded,
+          delivery.item_id,
+          launchData,
+          at,
+          result.state.values,
+        )
+      } else {
+        await this.#saveScoState(trx, loaded, delivery.item_id, result.state.values, at)
+        session = await updateSessionProgress(trx, loaded.session, {
+          itemCount: trackedItems(loaded.items).length,
+          at,
+        })
+      }
+      return {
+        applied: true,
+        last_seq: delta.seq,
+        errors: result.errors,
+        ignored: result.ignored,
+        session: toSessionSummary(session),
+      }
+    })
+  }
+
+  async #saveScoState(
+    trx: Executor,
+    loaded: Loaded,
+    itemId: string,
+    values: Readonly<Record<string, string>>,
+    at: string,
+    end?: { carry: Record<string, string>; totalTime: string; suspended: boolean },
+  ): Promise<void> {
+    const previous = (await repo.findScoStates(trx, loaded.session.id)).find(
+      (s) => s.item_id === itemId,
+    )
+    const status = mergeScoStatus(
+      previous ? statusOfRow(previous) : null,
+      scoStatus(loaded.version, values, true),
+    )
+    await repo.upsertScoState(trx, {
+      session_id: loaded.session.id,
+      item_id: itemId,
+      tenant_id: loaded.session.tenant_id,
+      mode: loaded.session.mode,
+      state: JSON.stringify(values),
+      carry: end ? JSON.stringify(end.carry) : (previous?.carry ?? '{}'),
+      completion_status: status.completion,
+      success_status: status.success,
+      score_scaled: status.scaled,
+      score_raw: status.raw,
+      score_min: status.min,
+      score_max: status.max,
+      progress_measure: status.progressMeasure,
+      total_time: end ? end.totalTime : (previous?.total_time ?? null),
+      suspended: end?.suspended ? 1 : 0,
+      launched: 1,
+      updated_at: at,
+    })
+  }
+
+  /** Ends a delivery: total time, suspend/resume, final statuses, and the session's events. */
+  async #finish(
+    trx: Executor,
+    loaded: Loaded,
+    itemId: string,
+    _launchData: LaunchData,
+    at: string,
+    finalValues?: Readonly<Record<string, string>>,
+  ): Promise<SessionsTable> {
+    const values =
+      finalValues ??
+      (JSON.parse(
+        (await repo.findScoStates(trx, loaded.session.id)).find((s) => s.item_id === itemId)
+          ?.state ?? '{}',
+      ) as Record<string, string>)
+    const outcome = endSession(
+      loaded.version,
+      { version: loaded.version, values },
+      {
+        navRequest: values['adl.nav.request'],
+      },
+    )
+    await this.#saveScoState(trx, loaded, itemId, outcome.values, at, {
+      carry: outcome.carry,
+      totalTime: outcome.totalTime,
+      suspended: outcome.suspended,
+    })
+    const raw =
+      loaded.version === '2004' ? values['cmi.session_time'] : values['cmi.core.session_time']
+    const fresh = (await repo.findSessionForRuntime(trx, loaded.session.id)) ?? loaded.session
+    return updateSessionProgress(trx, fresh, {
+      itemCount: trackedItems(loaded.items).length,
+      at,
+      ended: {
+        suspended: outcome.suspended,
+        sessionTime: sessionTimeIso(loaded.version, raw),
+        seconds: sessionSeconds(loaded.version, raw),
+      },
+    })
+  }
+}

@@ -1,0 +1,102 @@
+import type { ScoStatesTable, SessionsTable } from '../../infra/db/tables/sessions.ts'
+
+export interface Score {
+  scaled: number | null
+  raw: number | null
+  min: number | null
+  max: number | null
+}
+
+/** The spec's session fields, shared by the API and by session events. */
+export interface SessionSummary {
+  session_id: string
+  package_id: string
+  learner_id: string
+  completion_status: SessionsTable['completion_status']
+  success_status: SessionsTable['success_status']
+  progress_percent: number
+  score: Score
+  session_time: string | null
+  time_spent_seconds: number
+  updated_at: string
+}
+
+export function toSessionSummary(row: SessionsTable): SessionSummary {
+  return {
+    session_id: row.id,
+    package_id: row.package_id,
+    learner_id: row.learner_id,
+    completion_status: row.completion_status,
+    success_status: row.success_status,
+    progress_percent: Number(row.progress_percent ?? 0),
+    score: {
+      scaled: row.score_scaled,
+      raw: row.score_raw,
+      min: row.score_min,
+      max: row.score_max,
+    },
+    session_time: row.session_time,
+    time_spent_seconds: Math.round(Number(row.time_spent_seconds)),
+    updated_at: row.updated_at,
+  }
+}
+
+/** Data of session.* events: the spec's fields plus the dispatch when there is one. */
+export function sessionEventData(row: SessionsTable): Record<string, unknown> {
+  return { ...toSessionSummary(row), dispatch_id: row.dispatch_id, attempt: row.attempt_number }
+}
+
+/**
+ * The session as `GET /sessions/{id}` returns it: the nested form and the flat form of the
+ * spec side by side, plus the runtime data (flat for one SCO, keyed by item for several).
+ */
+export function toSessionDetail(row: SessionsTable, scos: ScoStatesTable[], itemCount: number) {
+  const summary = toSessionSummary(row)
+  const cmi = (s: ScoStatesTable) => JSON.parse(s.state) as Record<string, string>
+  const cmiData =
+    itemCount <= 1
+      ? scos[0]
+        ? cmi(scos[0])
+        : {}
+      : Object.fromEntries(scos.map((s) => [s.item_id, cmi(s)]))
+  return {
+    session: {
+      session_id: row.id,
+      completion_status: row.completion_status,
+      success_status: row.success_status,
+      score: { scaled: row.score_scaled, raw: row.score_raw },
+    },
+    id: row.id,
+    ...summary,
+    user_id: row.learner_id,
+    learner_name: row.learner_name,
+    version_id: row.version_id,
+    dispatch_id: row.dispatch_id,
+    attempt: row.attempt_number,
+    scorm_version: row.scorm_version,
+    total_time: isoFromSeconds(Number(row.time_spent_seconds)),
+    suspended: row.suspended === 1,
+    launch_count: row.launch_count,
+    created_at: row.created_at,
+    completed_at: row.completed_at,
+    scos: scos.map((s) => ({
+      item_id: s.item_id,
+      completion_status: s.completion_status,
+      success_status: s.success_status,
+      score: { scaled: s.score_scaled, raw: s.score_raw, min: s.score_min, max: s.score_max },
+      progress_measure: s.progress_measure,
+      total_time: s.total_time,
+      updated_at: s.updated_at,
+    })),
+    cmi_data: cmiData,
+  }
+}
+
+/** Seconds as an ISO 8601 duration (`PT1H2M3.5S`). */
+export function isoFromSeconds(total: number): string {
+  const seconds = Math.max(0, Math.round(total * 100) / 100)
+  const h = Math.floor(seconds / 3600)
+  const m = Math.floor((seconds % 3600) / 60)
+  const s = Math.round((seconds % 60) * 100) / 100
+  return `PT${h}H${m}M${s}S`
+}
