@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
+import { isUniqueViolation } from '../../infra/db/errors.ts'
 import type { Database } from '../../infra/db/schema.ts'
 import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
 import { AppError } from '../../shared/app-error.ts'
@@ -48,7 +49,20 @@ export class LaunchService {
     this.#deps = deps
   }
 
+  /**
+   * Two first launches of the same learner can race to open the attempt; the loser of the
+   * unique index simply runs again and resumes the winner's session.
+   */
   async launch(scope: TenantScope, packageId: string, input: LaunchInput): Promise<LaunchResult> {
+    try {
+      return await this.#launch(scope, packageId, input)
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err
+      return this.#launch(scope, packageId, input)
+    }
+  }
+
+  async #launch(scope: TenantScope, packageId: string, input: LaunchInput): Promise<LaunchResult> {
     const learnerId = input.userId.trim()
     if (!learnerId) throw new AppError('validation_failed', 'user_id must not be empty')
     const { db, clock, config } = this.#deps

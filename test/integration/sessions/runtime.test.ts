@@ -34,6 +34,13 @@ describeEachDatabase('launch and runtime', (database) => {
     assert.equal(events.filter((e) => e.type === 'package.launched').length, 3)
   })
 
+  test('concurrent first launches of one learner share one session', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => launch(t, tenant.testKey, scorm12, 'racer@example.com')),
+    )
+    assert.equal(new Set(results.map((r) => r.session_id)).size, 1)
+  })
+
   test('SCORM 1.2: commits show live progress; LMSFinish completes the session once, with score and time', async () => {
     const { session_id, launch_url } = await launch(t, tenant.testKey, scorm12, 'carla@example.com')
     const player = await startPlayer(t, launch_url)
