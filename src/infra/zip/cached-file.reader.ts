@@ -3,11 +3,16 @@ import { Readable } from 'node:stream'
 import { promisify } from 'node:util'
 import yauzl from 'yauzl'
 
-const BLOCK = 64 * 1024
+const BLOCK = 256 * 1024
 /** Entry data is streamed in chunks this large: few system calls, bounded memory. */
 const DATA_CHUNK = 512 * 1024
-/** Small reads (ZIP headers) are served from cached blocks; at most this many are kept. */
-const MAX_BLOCKS = 32
+/**
+ * Reads up to one block long (headers, and the data of small entries, which zips store one
+ * after the other) are served from cached blocks; at most this many are kept (4 MiB).
+ */
+const MAX_BLOCKS = 16
+/** Entries up to this size are read through the block cache instead of their own reads. */
+const SMALL_RANGE = BLOCK
 
 type ReadCallback = (err: Error | null, bytesRead?: number) => void
 type RawRead = (buf: Buffer, length: number, position: number, cb: ReadCallback) => void
@@ -44,6 +49,11 @@ export class CachedFileReader extends yauzl.RandomAccessReader {
   }
 
   override _readStreamForRange(start: number, end: number): Readable {
+    if (end - start <= SMALL_RANGE) {
+      const copy = (buf: Buffer, length: number, position: number, cb: ReadCallback) =>
+        this.read(buf, 0, length, position, cb)
+      return new RangeStream(copy, start, end)
+    }
     return new RangeStream(this.#rawRead, start, end)
   }
 
