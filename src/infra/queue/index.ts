@@ -7,15 +7,16 @@ export { createQueue, type Queue, type QueueOptions } from './queue.ts'
 export {
   DEFAULT_LEASE_SECONDS,
   DEFAULT_MAX_ATTEMPTS,
+  defaultRetryDelaySeconds,
   type EnqueueSpec,
   JOB_STATUSES,
   type JobInfo,
   type JobKeyMode,
   type JobStatus,
-  retryDelaySeconds,
   type TaskContext,
   type TaskDefinition,
   type TaskHandler,
   type TaskRegistry,
 } from './queue.types.ts'
-export { Worker, type WorkerLogger, type WorkerOptions } from './worker.ts'
+export { Worker, type WorkerOptions } from './worker.ts'
+export type { WorkerLogger } from './worker-logger.ts'

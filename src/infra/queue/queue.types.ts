@@ -60,7 +60,10 @@ export interface TaskDefinition {
    * `leaseSeconds` (60).
    */
   leaseSeconds?: number
-  /** Delay before retry `attempt + 1` after attempt `attempt` failed. Default: `retryDelaySeconds`. */
+  /**
+   * Seconds to wait after failed attempt `attempt` (1-based) before the next one.
+   * Default: `defaultRetryDelaySeconds` (e^attempt, capped at e^10 s).
+   */
   retryDelaySeconds?: (attempt: number) => number
 }
 
@@ -77,7 +80,7 @@ const MAX_BACKOFF_EXPONENT = 10
  * graphile-worker's backoff: after failed attempt n, wait e^min(n, 10) seconds — 2.7 s, 7.4 s,
  * 20 s, 55 s, 2.5 min, …, capped at e^10 s ≈ 6.1 h.
  */
-export function retryDelaySeconds(attempt: number): number {
+export function defaultRetryDelaySeconds(attempt: number): number {
   return Math.exp(Math.min(Math.max(attempt, 1), MAX_BACKOFF_EXPONENT))
 }
 

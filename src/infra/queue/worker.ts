@@ -11,17 +11,11 @@ import {
 import { fireDueSchedules } from './job-schedule.repository.ts'
 import {
   DEFAULT_LEASE_SECONDS,
-  retryDelaySeconds,
+  defaultRetryDelaySeconds,
   type TaskHandler,
   type TaskRegistry,
 } from './queue.types.ts'
-
-/** Structured logger; a pino logger fits. */
-export interface WorkerLogger {
-  info(obj: object, msg: string): void
-  warn(obj: object, msg: string): void
-  error(obj: object, msg: string): void
-}
+import { consoleLogger, type WorkerLogger } from './worker-logger.ts'
 
 export interface WorkerOptions {
   /** Jobs run at the same time by this worker. Default: 4. */
@@ -56,12 +50,6 @@ interface RunningJob {
 
 const LAST_ERROR_MAX_CHARS = 4000
 
-const consoleLogger: WorkerLogger = {
-  info: () => {},
-  warn: (obj, msg) => console.warn(`[worker] ${msg}`, obj),
-  error: (obj, msg) => console.error(`[worker] ${msg}`, obj),
-}
-
 /**
  * Polls the jobs table and runs the registered tasks. Handler errors are recorded on the job
  * (retry with backoff, then `failed`) and never escape; database errors while polling are logged
@@ -89,7 +77,7 @@ export class Worker {
   constructor(db: Db, tasks: TaskRegistry, options: WorkerOptions = {}) {
     this.#db = db
     this.#concurrency = positiveInteger('concurrency', options.concurrency ?? 4)
-    this.#pollIntervalMs = options.pollIntervalMs ?? 1000
+    this.#pollIntervalMs = positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 1000)
     this.#schedules = options.schedules ?? true
     this.#shutdownTimeoutMs = options.shutdownTimeoutMs ?? 20_000
     this.#clock = options.clock ?? systemClock
@@ -104,7 +92,7 @@ export class Worker {
       this.#tasks.set(name, {
         handler: def.handler,
         leaseSeconds,
-        retryDelaySeconds: def.retryDelaySeconds ?? retryDelaySeconds,
+        retryDelaySeconds: def.retryDelaySeconds ?? defaultRetryDelaySeconds,
       })
       this.#leases.set(name, leaseSeconds)
     }
@@ -122,7 +110,10 @@ export class Worker {
     this.#loop = this.#pollLoop()
   }
 
-  /** Polls now instead of at the end of the interval (e.g. right after enqueueing). */
+  /**
+   * Polls now instead of at the end of the interval, e.g. once a transaction that enqueued jobs
+   * has committed (a job enqueued in an open transaction is not visible yet).
+   */
   wake(): void {
     if (this.#state !== 'running') return
     const wake = this.#wakeSleeper

@@ -5,7 +5,6 @@ import { join } from 'node:path'
 import { after, before, beforeEach, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
-import { type Db, openDatabase } from '../../../src/infra/db/database.ts'
 import { createQueue, Worker } from '../../../src/infra/queue/index.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
 import {
@@ -32,17 +31,14 @@ describeEachDatabase('job queue: concurrent workers', (database) => {
     await database().db.kysely.deleteFrom('jobs').execute()
   })
 
-  test(`${JOBS} jobs over 3 in-process workers (separate connections) each run exactly once`, async () => {
-    const { db, url } = database()
+  test(`${JOBS} jobs over 3 in-process workers (separate connections) each run exactly once`, async (t) => {
+    const { db } = database()
     const queue = createQueue(db)
     const runs = new Map<string, number>()
     const byWorker = [0, 0, 0]
-    const handles: Db[] = []
     const workers = byWorker.map((_, index) => {
-      const handle = openDatabase(url, { poolSize: 3 })
-      handles.push(handle)
       return new Worker(
-        handle,
+        ownConnection(t, database()),
         {
           count: async (_payload, ctx) => {
             runs.set(ctx.jobId, (runs.get(ctx.jobId) ?? 0) + 1)
@@ -70,7 +66,6 @@ describeEachDatabase('job queue: concurrent workers', (database) => {
       )
     } finally {
       for (const worker of workers) await worker.stop()
-      for (const handle of handles) await handle.close()
     }
   })
 

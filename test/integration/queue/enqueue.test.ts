@@ -97,7 +97,7 @@ describeEachDatabase('job queue: enqueue', (database) => {
   })
 
   test('a key held by a completed job starts a new job, except with unsafe_dedupe', async (t) => {
-    const { db, url } = database()
+    const { db } = database()
     const queue = createQueue(db, { clock })
     const worker = new Worker(
       ownConnection(t, database()),
@@ -125,7 +125,7 @@ describeEachDatabase('job queue: enqueue', (database) => {
   })
 
   test('a key held by a running job starts a new job and the superseded one is not retried', async (t) => {
-    const { db, url } = database()
+    const { db } = database()
     const queue = createQueue(db, { clock })
     let releaseRun: () => void = () => {}
     const running = new Promise<void>((resolve) => {

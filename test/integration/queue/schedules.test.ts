@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
-import { beforeEach, test } from 'node:test'
+import { beforeEach, type TestContext, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type Db, openDatabase } from '../../../src/infra/db/database.ts'
 import {
   createQueue,
   type ScheduledPayload,
@@ -20,21 +19,23 @@ describeEachDatabase('job queue: schedules', (database) => {
   })
 
   /** `count` workers, each on its own connection, all running `tasks`. */
-  function openWorkers(count: number, tasks: TaskRegistry, clock?: ManualClock) {
-    const handles: Db[] = []
-    const workers = Array.from({ length: count }, () => {
-      const handle = openDatabase(database().url, { poolSize: 2 })
-      handles.push(handle)
-      return new Worker(handle, tasks, { clock, pollIntervalMs: 10, logger: silentLogger })
-    })
+  function openWorkers(t: TestContext, count: number, tasks: TaskRegistry, clock?: ManualClock) {
+    const workers = Array.from(
+      { length: count },
+      () =>
+        new Worker(ownConnection(t, database()), tasks, {
+          clock,
+          pollIntervalMs: 10,
+          logger: silentLogger,
+        }),
+    )
     const close = async () => {
       for (const worker of workers) await worker.stop()
-      for (const handle of handles) await handle.close()
     }
     return { workers, close }
   }
 
-  test('fires exactly once per period however many workers tick at the same time', async () => {
+  test('fires exactly once per period however many workers tick at the same time', async (t) => {
     const { db } = database()
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
     const queue = createQueue(db, { clock })
@@ -44,7 +45,7 @@ describeEachDatabase('job queue: schedules', (database) => {
         fired.push((payload as ScheduledPayload).scheduledFor)
       },
     }
-    const { workers, close } = openWorkers(4, tasks, clock)
+    const { workers, close } = openWorkers(t, 4, tasks, clock)
     try {
       await queue.defineSchedule('fanout', 'events.fanout', 1)
       for (let period = 0; period < 5; period++) {
@@ -66,7 +67,7 @@ describeEachDatabase('job queue: schedules', (database) => {
   })
 
   test('missed periods are not replayed; redefining keeps the timetable', async (t) => {
-    const { db, url } = database()
+    const { db } = database()
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
     const queue = createQueue(db, { clock })
     const fired: string[] = []
@@ -94,11 +95,11 @@ describeEachDatabase('job queue: schedules', (database) => {
     await assert.rejects(queue.defineSchedule('x', 'sweep', 0.5), /integer >= 1/)
   })
 
-  test('with real time, a 1 s schedule fires once per second across three polling workers', async () => {
+  test('with real time, a 1 s schedule fires once per second across three polling workers', async (t) => {
     const { db } = database()
     const queue = createQueue(db)
     const fired: string[] = []
-    const { workers, close } = openWorkers(3, {
+    const { workers, close } = openWorkers(t, 3, {
       tick: async (payload) => void fired.push((payload as ScheduledPayload).scheduledFor),
     })
     try {

@@ -21,7 +21,7 @@ describeEachDatabase('job queue: worker', (database) => {
   })
 
   test('a failing job is retried after e^attempt seconds, then marked failed', async (t) => {
-    const { db, url } = database()
+    const { db } = database()
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
     const queue = createQueue(db, { clock })
     const attempts: number[] = []
@@ -69,7 +69,7 @@ describeEachDatabase('job queue: worker', (database) => {
   })
 
   test('a task can set its own backoff and succeed on a later attempt', async (t) => {
-    const { db, url } = database()
+    const { db } = database()
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
     const queue = createQueue(db, { clock })
     const worker = new Worker(
@@ -98,7 +98,7 @@ describeEachDatabase('job queue: worker', (database) => {
   })
 
   test('a stale worker cannot record an outcome once its lease was taken over', async (t) => {
-    const { db, url } = database()
+    const { db } = database()
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
     const queue = createQueue(db, { clock })
     const slowRun = gate()
@@ -151,8 +151,8 @@ describeEachDatabase('job queue: worker', (database) => {
     }
   })
 
-  test('a completion with a stale lease token updates 0 rows', async (t) => {
-    const { db, url } = database()
+  test('a completion with a stale lease token updates 0 rows', async () => {
+    const { db } = database()
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
     const queue = createQueue(db, { clock })
     const id = await queue.enqueue(db.kysely, { task: 'step' })
@@ -172,7 +172,7 @@ describeEachDatabase('job queue: worker', (database) => {
   })
 
   test('a lease that expires on the last attempt fails the job', async (t) => {
-    const { db, url } = database()
+    const { db } = database()
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
     const queue = createQueue(db, { clock })
     const id = await queue.enqueue(db.kysely, { task: 'step', maxAttempts: 1 })
@@ -191,7 +191,7 @@ describeEachDatabase('job queue: worker', (database) => {
   })
 
   test('stop() lets running jobs finish within the timeout', async (t) => {
-    const { db, url } = database()
+    const { db } = database()
     const queue = createQueue(db)
     const ids = await Promise.all(
       [1, 2, 3].map((n) => queue.enqueue(db.kysely, { task: 'short', payload: n })),
@@ -215,7 +215,7 @@ describeEachDatabase('job queue: worker', (database) => {
   })
 
   test('stop() releases unfinished jobs so another worker takes them at once', async (t) => {
-    const { db, url } = database()
+    const { db } = database()
     const queue = createQueue(db)
     const id = await queue.enqueue(db.kysely, { task: 'long' })
     let firstContext: TaskContext | undefined
@@ -257,8 +257,32 @@ describeEachDatabase('job queue: worker', (database) => {
     assert.equal(job?.attempts, 1)
   })
 
+  test('wake() runs a new job without waiting for the poll interval', async (t) => {
+    const { db } = database()
+    const queue = createQueue(db)
+    let ran = false
+    const worker = new Worker(
+      ownConnection(t, database()),
+      {
+        ping: async () => {
+          ran = true
+        },
+      },
+      { logger: silentLogger, pollIntervalMs: 60_000 },
+    )
+    worker.start()
+    try {
+      await new Promise((r) => setTimeout(r, 50)) // the first poll found nothing; next in 60 s
+      await queue.enqueue(db.kysely, { task: 'ping' })
+      worker.wake()
+      await waitFor('the job to run', () => ran, 2000)
+    } finally {
+      await worker.stop()
+    }
+  })
+
   test('handler errors, including non-Error throws and bad payloads, never escape', async (t) => {
-    const { db, url } = database()
+    const { db } = database()
     const queue = createQueue(db)
     const worker = new Worker(
       ownConnection(t, database()),
