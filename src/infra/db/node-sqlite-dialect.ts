@@ -13,20 +13,41 @@ import {
  * (DESIGN §1: no native addons).
  */
 function adapt(db: DatabaseSync): SqliteDatabase {
+  // Kysely asks for a statement per query; the same SQL text recurs constantly (each query
+  // shape compiles to one text), so prepared statements are kept, least recently used first out.
+  const cache = new Map<string, SqliteStatement>()
   return {
     close: () => db.close(),
     prepare(sql: string): SqliteStatement {
-      const stmt = db.prepare(sql)
-      return {
-        reader: stmt.columns().length > 0,
-        all: (params) => stmt.all(...params.map(toSqlite)),
-        run: (params) => {
-          const { changes, lastInsertRowid } = stmt.run(...params.map(toSqlite))
-          return { changes, lastInsertRowid }
-        },
-        iterate: (params) => stmt.iterate(...params.map(toSqlite)),
+      const cached = cache.get(sql)
+      if (cached) {
+        cache.delete(sql)
+        cache.set(sql, cached)
+        return cached
       }
+      const statement = prepare(db, sql)
+      if (cache.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = cache.keys().next().value
+        if (oldest !== undefined) cache.delete(oldest)
+      }
+      cache.set(sql, statement)
+      return statement
     },
+  }
+}
+
+const STATEMENT_CACHE_SIZE = 500
+
+function prepare(db: DatabaseSync, sql: string): SqliteStatement {
+  const stmt = db.prepare(sql)
+  return {
+    reader: stmt.columns().length > 0,
+    all: (params) => stmt.all(...params.map(toSqlite)),
+    run: (params) => {
+      const { changes, lastInsertRowid } = stmt.run(...params.map(toSqlite))
+      return { changes, lastInsertRowid }
+    },
+    iterate: (params) => stmt.iterate(...params.map(toSqlite)),
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
 import type { Database, Executor } from '../../infra/db/schema.ts'
-import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
+import type { ScoStatesTable, SessionsTable } from '../../infra/db/tables/sessions.ts'
 import { AppError } from '../../shared/app-error.ts'
 import type { Clock } from '../../shared/clock.ts'
 import { newId } from '../../shared/ids.ts'
@@ -38,6 +38,7 @@ interface Loaded {
   session: SessionsTable
   version: '1.2' | '2004'
   items: CourseItem[]
+  trackedCount: number
   manifest: StoredManifest
   blobPrefix: string
   options: DataModelOptions
@@ -63,10 +64,61 @@ function isDelta(value: unknown): value is Delta {
  * content and runtime tokens, starts SCO deliveries with their launch data, and applies
  * commits — re-validated by the same data model the player runs, idempotent by sequence.
  */
+interface VersionInfo {
+  version: '1.2' | '2004'
+  items: CourseItem[]
+  trackedCount: number
+  manifest: StoredManifest
+  blobPrefix: string
+}
+
+/** Versions never change once stored, so their parsed manifests are kept (bounded). */
+const VERSION_CACHE_SIZE = 200
+/** Tenant settings are re-read at most this often. */
+const SETTINGS_TTL_MS = 30_000
+
 export class RuntimeService {
   readonly #deps: RuntimeServiceDeps
+  readonly #versions = new Map<string, VersionInfo>()
+  readonly #settings = new Map<string, { options: DataModelOptions; until: number }>()
   constructor(deps: RuntimeServiceDeps) {
     this.#deps = deps
+  }
+
+  async #versionInfo(db: Executor, versionId: string): Promise<VersionInfo> {
+    const cached = this.#versions.get(versionId)
+    if (cached) return cached
+    const row = await db
+      .selectFrom('package_versions')
+      .select(['manifest', 'blob_prefix', 'scorm_version'])
+      .where('id', '=', versionId)
+      .executeTakeFirstOrThrow()
+    const manifest = JSON.parse(row.manifest) as StoredManifest
+    const items = courseItems(manifest)
+    const info: VersionInfo = {
+      version: row.scorm_version ?? '2004',
+      items,
+      trackedCount: trackedItems(items).length,
+      manifest,
+      blobPrefix: row.blob_prefix,
+    }
+    if (this.#versions.size >= VERSION_CACHE_SIZE) this.#versions.clear()
+    this.#versions.set(versionId, info)
+    return info
+  }
+
+  /** Per-tenant data-model options (a tenant may allow 64 000 characters of 1.2 suspend data). */
+  async #options(db: Executor, tenantId: string): Promise<DataModelOptions> {
+    const now = Date.now()
+    const cached = this.#settings.get(tenantId)
+    if (cached && cached.until > now) return cached.options
+    const tenant = await findTenant(db, tenantId)
+    const settings = JSON.parse(tenant?.settings ?? '{}') as { suspendDataLimit12?: number }
+    const options = settings.suspendDataLimit12
+      ? { suspendDataLimit12: settings.suspendDataLimit12 }
+      : {}
+    this.#settings.set(tenantId, { options, until: now + SETTINGS_TTL_MS })
+    return options
   }
 
   #verify(purpose: TokenPurpose, token: string | undefined, sessionId: string): void {
@@ -89,24 +141,8 @@ export class RuntimeService {
   async #load(db: Executor, sessionId: string): Promise<Loaded> {
     const session = await repo.findSessionForRuntime(db, sessionId)
     if (!session) throw new AppError('session_not_found', `No session ${sessionId}`)
-    const version = await db
-      .selectFrom('package_versions')
-      .select(['manifest', 'blob_prefix', 'scorm_version'])
-      .where('id', '=', session.version_id)
-      .executeTakeFirstOrThrow()
-    const manifest = JSON.parse(version.manifest) as StoredManifest
-    const tenant = await findTenant(db, session.tenant_id)
-    const settings = JSON.parse(tenant?.settings ?? '{}') as { suspendDataLimit12?: number }
-    return {
-      session,
-      version: version.scorm_version ?? '2004',
-      items: courseItems(manifest),
-      manifest,
-      blobPrefix: version.blob_prefix,
-      options: settings.suspendDataLimit12
-        ? { suspendDataLimit12: settings.suspendDataLimit12 }
-        : {},
-    }
+    const info = await this.#versionInfo(db, session.version_id)
+    return { session, ...info, options: await this.#options(db, session.tenant_id) }
   }
 
   async start(sessionId: string, launchToken: string | undefined) {
@@ -149,13 +185,8 @@ export class RuntimeService {
       if (!item?.href)
         throw new AppError('not_found', `No launchable item ${itemId} in this course`)
       for (const open of await repo.openDeliveries(trx, sessionId)) {
-        await this.#finish(
-          trx,
-          loaded,
-          open.item_id,
-          JSON.parse(open.launch_data) as LaunchData,
-          at,
-        )
+        const current = await repo.findScoStates(trx, sessionId)
+        loaded.session = await this.#finish(trx, loaded, current, open.item_id, at)
         await trx
           .updateTable('sco_deliveries')
           .set({ ended_at: at, updated_at: at })
@@ -217,7 +248,7 @@ export class RuntimeService {
         trx,
         { ...loaded.session, current_item_id: itemId },
         {
-          itemCount: trackedItems(loaded.items).length,
+          itemCount: loaded.trackedCount,
           at,
         },
       )
@@ -267,12 +298,11 @@ export class RuntimeService {
       if (delivery.ended_at) throw new AppError('invalid_state', 'This launch has already ended')
       const loaded = await this.#load(trx, sessionId)
       const launchData = JSON.parse(delivery.launch_data) as LaunchData
-      const stateRow = (await repo.findScoStates(trx, sessionId)).find(
-        (s) => s.item_id === delivery.item_id,
-      )
+      const states = await repo.findScoStates(trx, sessionId)
+      const row = states.find((s) => s.item_id === delivery.item_id)
       const stored = {
         version: loaded.version,
-        values: JSON.parse(stateRow?.state ?? '{}') as Record<string, string>,
+        values: JSON.parse(row?.state ?? '{}') as Record<string, string>,
       }
       const result = validateDelta(loaded.version, delta, {
         initial: launchData,
@@ -288,23 +318,20 @@ export class RuntimeService {
           'conflict',
           'Another commit of this launch was applied at the same time; retry',
         )
-      let session: SessionsTable
-      if (delta.final) {
-        session = await this.#finish(
-          trx,
-          loaded,
-          delivery.item_id,
-          launchData,
-          at,
-          result.state.values,
-        )
-      } else {
-        await this.#saveScoState(trx, loaded, delivery.item_id, result.state.values, at)
-        session = await updateSessionProgress(trx, loaded.session, {
-          itemCount: trackedItems(loaded.items).length,
-          at,
-        })
-      }
+      const session = delta.final
+        ? await this.#finish(trx, loaded, states, delivery.item_id, at, result.state.values)
+        : await updateSessionProgress(trx, loaded.session, {
+            itemCount: loaded.trackedCount,
+            at,
+            scos: await this.#saveScoState(
+              trx,
+              loaded,
+              states,
+              delivery.item_id,
+              result.state.values,
+              at,
+            ),
+          })
       return {
         applied: true,
         last_seq: delta.seq,
@@ -315,22 +342,22 @@ export class RuntimeService {
     })
   }
 
+  /** Writes one SCO's row; returns the session's rows as they now are. */
   async #saveScoState(
     trx: Executor,
     loaded: Loaded,
+    states: ScoStatesTable[],
     itemId: string,
     values: Readonly<Record<string, string>>,
     at: string,
     end?: { carry: Record<string, string>; totalTime: string; suspended: boolean },
-  ): Promise<void> {
-    const previous = (await repo.findScoStates(trx, loaded.session.id)).find(
-      (s) => s.item_id === itemId,
-    )
+  ): Promise<ScoStatesTable[]> {
+    const previous = states.find((s) => s.item_id === itemId)
     const status = mergeScoStatus(
       previous ? statusOfRow(previous) : null,
       scoStatus(loaded.version, values, true),
     )
-    await repo.upsertScoState(trx, {
+    const row: ScoStatesTable = {
       session_id: loaded.session.id,
       item_id: itemId,
       tenant_id: loaded.session.tenant_id,
@@ -348,24 +375,26 @@ export class RuntimeService {
       suspended: end?.suspended ? 1 : 0,
       launched: 1,
       updated_at: at,
-    })
+    }
+    await repo.upsertScoState(trx, row)
+    return [...states.filter((s) => s.item_id !== itemId), row]
   }
 
   /** Ends a delivery: total time, suspend/resume, final statuses, and the session's events. */
   async #finish(
     trx: Executor,
     loaded: Loaded,
+    states: ScoStatesTable[],
     itemId: string,
-    _launchData: LaunchData,
     at: string,
     finalValues?: Readonly<Record<string, string>>,
   ): Promise<SessionsTable> {
     const values =
       finalValues ??
-      (JSON.parse(
-        (await repo.findScoStates(trx, loaded.session.id)).find((s) => s.item_id === itemId)
-          ?.state ?? '{}',
-      ) as Record<string, string>)
+      (JSON.parse(states.find((s) => s.item_id === itemId)?.state ?? '{}') as Record<
+        string,
+        string
+      >)
     const outcome = endSession(
       loaded.version,
       { version: loaded.version, values },
@@ -373,17 +402,17 @@ export class RuntimeService {
         navRequest: values['adl.nav.request'],
       },
     )
-    await this.#saveScoState(trx, loaded, itemId, outcome.values, at, {
+    const scos = await this.#saveScoState(trx, loaded, states, itemId, outcome.values, at, {
       carry: outcome.carry,
       totalTime: outcome.totalTime,
       suspended: outcome.suspended,
     })
     const raw =
       loaded.version === '2004' ? values['cmi.session_time'] : values['cmi.core.session_time']
-    const fresh = (await repo.findSessionForRuntime(trx, loaded.session.id)) ?? loaded.session
-    return updateSessionProgress(trx, fresh, {
-      itemCount: trackedItems(loaded.items).length,
+    return updateSessionProgress(trx, loaded.session, {
+      itemCount: loaded.trackedCount,
       at,
+      scos,
       ended: {
         suspended: outcome.suspended,
         sessionTime: sessionTimeIso(loaded.version, raw),

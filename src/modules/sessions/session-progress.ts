@@ -59,9 +59,11 @@ export async function updateSessionProgress(
     at: string
     /** Set when a launch (delivery) of a SCO just ended. */
     ended?: { suspended: boolean; sessionTime: string | null; seconds: number }
+    /** The session's SCO rows when the caller already has them current; read otherwise. */
+    scos?: ScoStatesTable[]
   },
 ): Promise<SessionsTable> {
-  const scos = await repo.findScoStates(trx, session.id)
+  const scos = input.scos ?? (await repo.findScoStates(trx, session.id))
   const r = rollup(input.itemCount, scos.map(statusOfRow))
   const reachedCompletion = r.completion === 'completed' || r.success === 'passed'
   const next: SessionsTable = {

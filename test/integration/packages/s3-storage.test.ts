@@ -43,7 +43,7 @@ describeEachDatabase('packages on S3 storage (s3rver on loopback)', (database) =
     const put = await fetch(presigned_url, {
       method: 'PUT',
       headers: required_put_headers,
-      body: zip,
+      body: new Uint8Array(zip),
     })
     assert.equal(put.status, 200)
     const processed = await t.app.inject({

@@ -1,0 +1,121 @@
+/**
+ * One launch of one SCO: the data-model runtime that answers the SCO, wired to an outbox that
+ * carries its commits to the server. The API object is published on the player window, where the
+ * SCO's standard discovery (walking `parent`, then `opener`) finds it.
+ */
+import {
+  type Api12,
+  type Api2004,
+  createRuntime,
+  type DataModelOptions,
+  type Runtime,
+  type TerminateSummary,
+} from '../../modules/scorm/data-model/index.ts'
+import type { Navigator } from './navigator.ts'
+import { Outbox, type OutboxStatus, type OutboxStorage } from './outbox.ts'
+import type { DeliveryResponse } from './protocol.types.ts'
+import type { RuntimeClient } from './runtime.client.ts'
+
+export interface Delivery {
+  readonly id: string
+  readonly itemId: string
+  readonly version: '1.2' | '2004'
+  readonly runtime: Runtime<Api12 | Api2004>
+  readonly outbox: Outbox
+  /** Set while the player unloads the SCO itself: a Terminate then carries no navigation. */
+  leaving: boolean
+  terminated: boolean
+}
+
+export interface OpenDeliveryOptions {
+  readonly response: DeliveryResponse
+  readonly sessionId: string
+  readonly runtimeToken: string
+  readonly client: RuntimeClient
+  readonly navigator: Navigator
+  readonly dataModelOptions: DataModelOptions
+  readonly storage: OutboxStorage | null
+  readonly onTerminate: (delivery: Delivery, summary: TerminateSummary) => void
+  readonly onStatus: (outbox: Outbox, status: OutboxStatus) => void
+  /** Commit retry backoff; default the outbox's (1 s doubling to 30 s). */
+  readonly retry?: { readonly baseMs?: number; readonly maxMs?: number }
+}
+
+export function openDelivery(o: OpenDeliveryOptions): Delivery {
+  const { response } = o
+  const version = response.scorm_version === '1.2' ? '1.2' : '2004'
+  // The runtime is created after the outbox but the outbox only calls changesSince on a gap,
+  // which needs an answer from the server first; by then `runtime` is set.
+  let runtime: Runtime<Api12 | Api2004> | undefined
+  const outbox: Outbox = new Outbox({
+    sessionId: o.sessionId,
+    deliveryId: response.delivery_id,
+    storage: o.storage,
+    send: (delta) => o.client.commit(o.runtimeToken, response.delivery_id, delta),
+    changesSince: (seq) => (runtime as Runtime<Api12 | Api2004>).changesSince(seq),
+    onStatus: (status) => o.onStatus(outbox, status),
+    ...(o.retry ? { retry: o.retry } : {}),
+  })
+  const delivery: Delivery = {
+    id: response.delivery_id,
+    itemId: response.item_id,
+    version,
+    outbox,
+    leaving: false,
+    terminated: false,
+    get runtime() {
+      return runtime as Runtime<Api12 | Api2004>
+    },
+  }
+  runtime = createRuntime({
+    version,
+    initial: response.launch_data,
+    options: o.dataModelOptions,
+    navigation: { requestValid: (request, target) => o.navigator.requestValid(request, target) },
+    // Accepted as soon as it is queued: the outbox (memory + localStorage) delivers it later, so
+    // a network hiccup never surfaces to the SCO as a failed Commit.
+    onCommit: (delta) => {
+      outbox.push(delta)
+      return true
+    },
+    onTerminate: (summary) => {
+      delivery.terminated = true
+      o.onTerminate(delivery, summary)
+    },
+  })
+  return delivery
+}
+
+/** Publishes the runtime's API under the name its SCORM version uses, and only that one. */
+export function exposeApi(win: Window, delivery: Delivery | undefined): void {
+  const slots = win as unknown as Record<string, unknown>
+  delete slots.API
+  delete slots.API_1484_11
+  if (!delivery) return
+  slots[delivery.version === '1.2' ? 'API' : 'API_1484_11'] = delivery.runtime.api
+}
+
+/**
+ * The limits for createRuntime from the start response. The protocol document names the 1.2
+ * suspend_data limit `suspendDataMax12`; the data model calls it `suspendDataLimit12`. Both work.
+ */
+export function dataModelOptions(
+  raw: Readonly<Record<string, number | undefined>> | undefined,
+): DataModelOptions {
+  const pick = (...names: string[]) => {
+    for (const n of names) {
+      const v = raw?.[n]
+      if (typeof v === 'number' && Number.isFinite(v) && v > 0) return v
+    }
+    return undefined
+  }
+  const options: Record<string, number> = {}
+  const entries: Array<[keyof DataModelOptions, number | undefined]> = [
+    ['suspendDataLimit12', pick('suspendDataLimit12', 'suspendDataMax12')],
+    ['suspendDataLimit2004', pick('suspendDataLimit2004', 'suspendDataMax2004')],
+    ['maxValueLength', pick('maxValueLength')],
+    ['maxCollectionItems', pick('maxCollectionItems')],
+  ]
+  for (const [name, value] of entries) if (value !== undefined) options[name] = value
+  return options
+}

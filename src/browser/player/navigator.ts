@@ -1,0 +1,94 @@
+/**
+ * Where the learner is in the course and where they may go. The player only talks to this
+ * interface, so a full SCORM 2004 sequencing engine can replace the simple flow/choice navigator
+ * below without touching the page.
+ */
+import type { RequestValidity } from '../../modules/scorm/data-model/index.ts'
+
+export interface NavItem {
+  readonly id: string
+  readonly title: string
+  /** Depth in the organization, 0 for top-level items. */
+  readonly level: number
+  /** False for headings: they are shown in the contents but never launched. */
+  readonly launchable: boolean
+  readonly href?: string | null
+}
+
+export interface Navigator {
+  readonly items: readonly NavItem[]
+  /** The item being delivered (always launchable); undefined when the course has none. */
+  readonly current: NavItem | undefined
+  canNext(): boolean
+  canPrevious(): boolean
+  canChoose(id: string): boolean
+  /** Each move returns the new current item, or undefined (and stays put) when not allowed. */
+  next(): NavItem | undefined
+  previous(): NavItem | undefined
+  choose(id: string): NavItem | undefined
+  /** A SCO's jump request: like choose, but allowed even when choice is off. */
+  jump(id: string): NavItem | undefined
+  /** Answers `adl.nav.request_valid.*` for the SCO. */
+  requestValid(
+    request: 'continue' | 'previous' | 'choice' | 'jump',
+    target?: string,
+  ): RequestValidity
+}
+
+export interface FlowNavigatorOptions {
+  /** Previous/continue allowed. Default true. */
+  readonly flow?: boolean
+  /** Picking any item from the contents allowed. Default true. */
+  readonly choice?: boolean
+  /** Item to start on; a heading or unknown id falls back to the first launchable item. */
+  readonly startId?: string | null
+}
+
+/** Linear order over the launchable items, skipping headings; no sequencing rules. */
+export function createFlowNavigator(
+  items: readonly NavItem[],
+  options: FlowNavigatorOptions = {},
+): Navigator {
+  const flow = options.flow !== false
+  const choice = options.choice !== false
+  const launchable = items.filter((i) => i.launchable)
+  const byId = new Map(launchable.map((item, index) => [item.id, index]))
+  let index = (options.startId != null ? byId.get(options.startId) : undefined) ?? 0
+
+  const current = () => launchable[index]
+  const canNext = () => flow && index < launchable.length - 1
+  const canPrevious = () => flow && index > 0 && launchable.length > 0
+  const canChoose = (id: string) => choice && byId.has(id)
+  const moveTo = (to: number | undefined) => {
+    if (to === undefined || launchable[to] === undefined) return undefined
+    index = to
+    return current()
+  }
+
+  return {
+    items,
+    get current() {
+      return current()
+    },
+    canNext,
+    canPrevious,
+    canChoose,
+    next: () => (canNext() ? moveTo(index + 1) : undefined),
+    previous: () => (canPrevious() ? moveTo(index - 1) : undefined),
+    choose: (id) => (canChoose(id) ? moveTo(byId.get(id)) : undefined),
+    jump: (id) => moveTo(byId.get(id)),
+    requestValid(request, target) {
+      switch (request) {
+        case 'continue':
+          return canNext() ? 'true' : 'false'
+        case 'previous':
+          return canPrevious() ? 'true' : 'false'
+        case 'choice':
+          return target !== undefined && canChoose(target) ? 'true' : 'false'
+        // A jump ignores the choice control mode (SCORM 2004 4th ed. SN); the target must exist.
+        case 'jump':
+          return target !== undefined && byId.has(target) ? 'true' : 'false'
+      }
+    },
+  }
+}
