@@ -1,0 +1,222 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { AppContext } from '../../context.ts'
+import type { BlobMeta, BlobObject } from '../../infra/blobs/blob-store.ts'
+import { keyProblem } from '../../infra/blobs/safe-path.ts'
+import { AppError } from '../../shared/app-error.ts'
+import { verifyToken } from '../../shared/signed-token.ts'
+import {
+  CONTENT_SECURITY_HEADERS,
+  contentTypeOf,
+  ERROR_CACHE_CONTROL,
+  setValidatorHeaders,
+} from './content-headers.ts'
+import { contentKey, parseContentTarget } from './content-path.ts'
+import { evaluatePreconditions, hasPreconditions, ifRangeAllows } from './preconditions.ts'
+import { parseRangeHeader, type RangeRequest } from './range-header.ts'
+import { type CachedFile, metaOnly, readSmallBody, SmallFileCache } from './small-file.cache.ts'
+
+/** Claims of a `content` token (docs/runtime-protocol.md): the version's blob prefix, session. */
+interface ContentClaims {
+  p: string
+  sid: string
+}
+
+interface Grant {
+  key: string
+  path: string
+  /** Seconds the token stays valid: how long a browser may keep the file. */
+  maxAge: number
+}
+
+export interface ContentRoutesOptions {
+  ctx: AppContext
+  /** Small files kept in memory; `false` to always read the store. Default: `SmallFileCache` defaults. */
+  cache?: SmallFileCache | false
+}
+
+function notFound(details?: unknown): AppError {
+  return new AppError('not_found', 'No such file in this package', details)
+}
+
+/** Checks the token, then the path, before anything touches storage. */
+function authorize(ctx: AppContext, rawUrl: string, now: Date): Grant {
+  const target = parseContentTarget(rawUrl)
+  const verified = verifyToken<ContentClaims>(ctx.config.secretKey, 'content', target.token, now)
+  if (!verified.ok) {
+    const message =
+      verified.reason === 'expired' ? 'Content token has expired' : 'Content token is not valid'
+    throw new AppError('forbidden', message, { reason: verified.reason })
+  }
+  const { p: prefix, exp } = verified.claims
+  if (typeof prefix !== 'string' || keyProblem(prefix) !== null) {
+    throw new AppError('forbidden', 'Content token is not valid', { reason: 'malformed' })
+  }
+  // Every unusable path is "no such file": there is none, and the reason helps authors debug.
+  if (!target.ok) throw notFound({ reason: target.problem })
+  const key = contentKey(prefix, target.path)
+  if (key === null) throw notFound({ reason: 'too_long' })
+  const maxAge = Math.max(0, exp - Math.floor(now.getTime() / 1000))
+  return { key, path: target.path, maxAge }
+}
+
+function unsatisfiable(reply: FastifyReply, size: number): AppError {
+  reply.header('content-range', `bytes */${size}`)
+  return new AppError('range_not_satisfiable', `Range not satisfiable (size ${size})`, { size })
+}
+
+/**
+ * The inclusive range to serve; null for the whole file. With `size` known the range is
+ * clamped and 416 thrown when nothing of it exists; without, `from` ranges go to the store as
+ * asked (it clamps, and reports unsatisfiable ones). Suffix ranges always come with a size.
+ */
+function resolveRange(
+  reply: FastifyReply,
+  range: RangeRequest,
+  size: number | undefined,
+): { start: number; end?: number } | null {
+  if (range.kind === 'none') return null
+  if (range.kind === 'from') {
+    if (size === undefined) return { start: range.start, end: range.end }
+    if (range.start >= size) throw unsatisfiable(reply, size)
+    return { start: range.start, end: Math.min(range.end ?? size - 1, size - 1) }
+  }
+  const total = size ?? 0
+  if (range.length === 0 || total === 0) throw unsatisfiable(reply, total)
+  return { start: Math.max(0, total - range.length), end: total - 1 }
+}
+
+function representationHeaders(reply: FastifyReply, grant: Grant, meta: BlobMeta): void {
+  setValidatorHeaders(reply, meta, grant.maxAge)
+  reply.header('accept-ranges', 'bytes')
+  reply.header('content-type', contentTypeOf(grant.path, meta))
+}
+
+function sendFromMemory(
+  reply: FastifyReply,
+  grant: Grant,
+  file: CachedFile,
+  range: RangeRequest,
+): FastifyReply {
+  const { meta, bytes } = file
+  const served = resolveRange(reply, range, meta.size)
+  representationHeaders(reply, grant, meta)
+  if (!served) return reply.code(200).send(bytes)
+  const end = served.end ?? meta.size - 1
+  reply.header('content-range', `bytes ${served.start}-${end}/${meta.size}`)
+  return reply.code(206).send(bytes.subarray(served.start, end + 1))
+}
+
+/**
+ * Hands the store's stream to Fastify, which pipes it and destroys it if the client goes away.
+ * Every other way out must destroy it here: an fs body holds an open FileHandle, and Node 26
+ * treats a FileHandle left to the garbage collector as a fatal error.
+ */
+function sendStream(reply: FastifyReply, grant: Grant, object: BlobObject): FastifyReply {
+  if (object.unsatisfiable) {
+    object.body.destroy()
+    throw unsatisfiable(reply, object.size)
+  }
+  try {
+    representationHeaders(reply, grant, object)
+  } catch (err) {
+    object.body.destroy()
+    throw err
+  }
+  if (object.range) {
+    const { start, end } = object.range
+    reply.header('content-range', `bytes ${start}-${end}/${object.size}`)
+    reply.header('content-length', String(end - start + 1))
+    reply.code(206)
+  } else {
+    reply.header('content-length', String(object.size))
+    reply.code(200)
+  }
+  return reply.send(object.body)
+}
+
+/**
+ * `GET`/`HEAD /c/{contentToken}/{path}`: a file of the version the token was made for. Large
+ * files are streamed from the blob store, never buffered; small ones may come from the
+ * in-memory cache. HEAD reads metadata only. Range: one range (206), else the whole file.
+ * Conditional requests: If-Match/If-Unmodified-Since (412), If-None-Match/If-Modified-Since
+ * (304), If-Range.
+ */
+async function serveContent(
+  { ctx, cache }: { ctx: AppContext; cache: SmallFileCache | null },
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  reply.headers(CONTENT_SECURITY_HEADERS)
+  reply.header('cache-control', ERROR_CACHE_CONTROL)
+  const now = ctx.clock.now()
+  const grant = authorize(ctx, request.url, now)
+  const { headers } = request
+  const isHead = request.method === 'HEAD'
+  // Range handling is defined for GET only (RFC 9110 §14.2): HEAD describes the whole file.
+  let range = parseRangeHeader(isHead ? undefined : headers.range)
+  const cached = cache?.get(grant.key, now.getTime())
+  const needsMeta =
+    isHead ||
+    hasPreconditions(headers) ||
+    range.kind === 'suffix' ||
+    (range.kind !== 'none' && headers['if-range'] !== undefined)
+
+  // Without validators to check, one store call gets metadata and bytes together.
+  let meta: BlobMeta | null = cached?.meta ?? null
+  if (needsMeta) {
+    meta ??= await ctx.blobs.head(grant.key)
+    if (!meta) throw notFound()
+    const outcome = evaluatePreconditions(headers, meta)
+    if (outcome === 'failed') throw new AppError('precondition_failed', 'Precondition failed')
+    if (outcome === 'not_modified') {
+      setValidatorHeaders(reply, meta, grant.maxAge)
+      return reply.code(304).send()
+    }
+    if (isHead) {
+      representationHeaders(reply, grant, meta)
+      reply.header('content-length', String(meta.size))
+      return reply.code(200).send()
+    }
+    const ifRange = headers['if-range']
+    const rangeStillValid = typeof ifRange !== 'object' && ifRangeAllows(ifRange, meta)
+    if (range.kind !== 'none' && !rangeStillValid) range = { kind: 'none' }
+  }
+  if (cached) return sendFromMemory(reply, grant, cached, range)
+
+  const wanted = resolveRange(reply, range, meta?.size)
+  const object = wanted ? await ctx.blobs.get(grant.key, wanted) : await ctx.blobs.get(grant.key)
+  if (!object) throw notFound()
+  if (!wanted && cache?.accepts(object.size)) {
+    const file = { meta: metaOnly(object), bytes: await readSmallBody(object.body, object.size) }
+    cache.set(grant.key, file, now.getTime())
+    return sendFromMemory(reply, grant, file, range)
+  }
+  return sendStream(reply, grant, object)
+}
+
+/**
+ * The content origin's file server (docs/runtime-protocol.md §5). The path is read from the raw
+ * URL (see `parseContentTarget`), so both routes share one handler; `/c/{token}` alone is a
+ * 404 like any other non-file. Request logging is at `warn`: the URL is a credential for 12 h and
+ * must not end up in access logs, and it keeps the per-file cost down.
+ */
+export async function contentRoutes(
+  app: FastifyInstance,
+  options: ContentRoutesOptions,
+): Promise<void> {
+  const deps = {
+    ctx: options.ctx,
+    cache: options.cache === false ? null : (options.cache ?? new SmallFileCache()),
+  }
+  const handler = (request: FastifyRequest, reply: FastifyReply) =>
+    serveContent(deps, request, reply)
+  for (const url of ['/c/:token/*', '/c/:token']) {
+    app.route({
+      method: ['GET', 'HEAD'],
+      url,
+      exposeHeadRoute: false,
+      logLevel: 'warn',
+      handler,
+    })
+  }
+}
