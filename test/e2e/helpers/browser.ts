@@ -4,7 +4,7 @@
  * close. Without Chromium the tests are skipped with a printed reason — except on CI (CI=true),
  * where a missing browser is an error, so a broken CI image cannot pass silently.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type BrowserContext, chromium, type Page } from 'playwright-core'
@@ -36,6 +36,12 @@ export interface LaunchOptions {
   readonly viewport?: { width: number; height: number }
   /** Default /usr/bin/chromium. */
   readonly executablePath?: string
+  /**
+   * Turns on the profile's "Block third-party cookies" setting (chrome://settings/cookies), so a
+   * test does not depend on the browser's default for it (Debian's Chromium 156, headless, already
+   * blocks them). Default false: the profile keeps the browser's default.
+   */
+  readonly blockThirdPartyCookies?: boolean
 }
 
 export async function launchBrowser(options: LaunchOptions = {}): Promise<LaunchResult> {
@@ -48,6 +54,14 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Launch
     return { skip: reason }
   }
   const profile = mkdtempSync(join(tmpdir(), 'cp-chromium-'))
+  if (options.blockThirdPartyCookies) {
+    // cookie_controls_mode 1 = "Block third-party cookies" in the settings page.
+    mkdirSync(join(profile, 'Default'))
+    writeFileSync(
+      join(profile, 'Default', 'Preferences'),
+      JSON.stringify({ profile: { cookie_controls_mode: 1, block_third_party_cookies: true } }),
+    )
+  }
   let context: BrowserContext
   try {
     context = await chromium.launchPersistentContext(profile, {
