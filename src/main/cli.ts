@@ -17,6 +17,7 @@ const USAGE = `Usage: courseport <command>
   migrate                                   bring the database schema up to date
   tenant create --name NAME [--plan PLAN] [--json]
   tenant list [--json]
+  tenant settings --tenant TENANT_ID --suspend-data-limit-12 4096|64000
   key create --tenant TENANT_ID --mode test|live [--json]
   key revoke KEY_ID
 
@@ -56,6 +57,7 @@ async function main(argv: string[]): Promise<void> {
       mode: { type: 'string' },
       json: { type: 'boolean', default: false },
       'no-worker': { type: 'boolean', default: false },
+      'suspend-data-limit-12': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   })
@@ -87,6 +89,17 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'tenant' && sub === 'list') {
     const rows = await withTenants((s) => s.listTenants())
     return print(json, rows, rows.map((r) => `${r.id}\t${r.plan_id}\t${r.name}`).join('\n'))
+  }
+  if (command === 'tenant' && sub === 'settings') {
+    const limit = values['suspend-data-limit-12']
+    if (!values.tenant || (limit !== '4096' && limit !== '64000')) {
+      throw new UsageError('tenant settings needs --tenant ID --suspend-data-limit-12 4096|64000')
+    }
+    const tenantId = values.tenant
+    const settings = await withTenants((s) =>
+      s.updateSettings(tenantId, { suspendDataLimit12: Number(limit) as 4096 | 64000 }),
+    )
+    return print(json, settings, JSON.stringify(settings))
   }
   if (command === 'key' && sub === 'create') {
     const mode = values.mode ?? ''

@@ -8,6 +8,14 @@ export async function findTenant(db: Executor, id: string): Promise<TenantsTable
   return db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
+export async function updateTenantSettings(
+  db: Executor,
+  id: string,
+  settings: string,
+): Promise<void> {
+  await db.updateTable('tenants').set({ settings }).where('id', '=', id).execute()
+}
+
 export async function listTenants(db: Executor): Promise<TenantsTable[]> {
   return db.selectFrom('tenants').selectAll().orderBy('created_at').execute()
 }

@@ -79,6 +79,23 @@ export class TenantService {
     return row ? { keyId: row.id, tenantId: row.tenant_id, mode: row.mode } : null
   }
 
+  /**
+   * Tenant options. `suspendDataLimit12`: characters of `cmi.suspend_data` allowed to SCORM 1.2
+   * content (default 4096, the standard's size; 64000 for content that needs more).
+   */
+  async updateSettings(
+    tenantId: string,
+    changes: { suspendDataLimit12?: 4096 | 64000 },
+  ): Promise<Record<string, unknown>> {
+    return this.#db.transaction().execute(async (trx) => {
+      const tenant = await repo.findTenant(trx, tenantId)
+      if (!tenant) throw new AppError('not_found', `No tenant ${tenantId}`)
+      const settings = { ...(JSON.parse(tenant.settings) as Record<string, unknown>), ...changes }
+      await repo.updateTenantSettings(trx, tenantId, JSON.stringify(settings))
+      return settings
+    })
+  }
+
   async hasAnyTenant(): Promise<boolean> {
     return (await repo.listTenants(this.#db)).length > 0
   }
