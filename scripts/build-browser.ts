@@ -4,10 +4,16 @@
  */
 import { relative } from 'node:path'
 import { buildBrowserBundle, PROJECT_ROOT } from '../src/browser/build.ts'
+import { writeDispatchScripts } from '../src/modules/dispatches/dispatch-scripts.bundler.ts'
 
 const started = performance.now()
 const result = await buildBrowserBundle()
 const ms = Math.round(performance.now() - started)
 process.stdout.write(
   `player bundle → ${relative(PROJECT_ROOT, result.outdir)}/ (${result.inputs.length} sources, ${ms} ms)\n`,
+)
+// Dispatch wrapper + frame scripts (the server also bundles them in memory on first use).
+const dispatch = await writeDispatchScripts(`${PROJECT_ROOT}/dist/dispatch-wrapper`)
+process.stdout.write(
+  `dispatch scripts → ${dispatch.map((f) => relative(PROJECT_ROOT, f)).join(', ')}\n`,
 )

@@ -1,0 +1,243 @@
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import type { AppContext } from '../../../context.ts'
+import type { DispatchListQuery as ListQuery } from '../../../modules/dispatches/dispatch.service.ts'
+import type {
+  CreateDispatchInput,
+  UpdateDispatchInput,
+} from '../../../modules/dispatches/dispatch-input.ts'
+import { scopeOf } from '../../plugins/api-key-auth.ts'
+import { ApiKeySecurity, errorResponses } from '../../schemas/common.ts'
+import {
+  CreateDispatchBody,
+  Dispatch,
+  DispatchList,
+  DispatchListQuery,
+  DispatchParams,
+  ExtendDispatchBody,
+  PackageQuery,
+  RefusalList,
+  UpdateDispatchBody,
+} from './dispatch.schemas.ts'
+
+const TRANSITION_SUMMARIES = {
+  pause: 'Pause launches (from active)',
+  resume: 'Resume launches (from paused)',
+  archive: 'Archive a dispatch: launches refused, restorable (from active, paused or expired)',
+  restore: 'Restore an archived dispatch (to active, or expired when its expiry passed)',
+} as const
+
+/**
+ * Dispatches (docs/dispatch.md): create as the spec, and the list/read/update/lifecycle/delete/
+ * export operations. Thin: validate → one service call → shape.
+ */
+export async function dispatchRoutes(
+  app: FastifyInstance,
+  { ctx }: { ctx: AppContext },
+): Promise<void> {
+  const { dispatches } = ctx.services
+  app.addSchema(Dispatch)
+  const common = { tags: ['dispatches'], security: ApiKeySecurity }
+  const idOf = (params: unknown) => (params as { dispatchId: string }).dispatchId
+  const DispatchRef = Type.Ref('Dispatch')
+
+  app.post(
+    '/dispatches',
+    {
+      schema: {
+        ...common,
+        operationId: 'createDispatch',
+        summary: 'Create a dispatch of a package for one client LMS',
+        description:
+          'Returns the dispatch with its id and launchUrl. Export the wrapper package with ' +
+          'GET /dispatches/{id}/package. Writes dispatch.created.',
+        body: CreateDispatchBody,
+        response: { 201: DispatchRef, ...errorResponses(400, 401, 404, 409, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const dispatch = await dispatches.create(
+        scopeOf(request),
+        request.body as CreateDispatchInput,
+      )
+      return reply.status(201).send(dispatch)
+    },
+  )
+
+  app.get(
+    '/dispatches',
+    {
+      schema: {
+        ...common,
+        operationId: 'listDispatches',
+        summary: 'List dispatches, newest first (filters: package, tag, status)',
+        querystring: DispatchListQuery,
+        response: { 200: DispatchList, ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const q = request.query as {
+        package_id?: string
+        packageId?: string
+        tag?: string
+        status?: ListQuery['status']
+        limit?: number
+        cursor?: string
+      }
+      return dispatches.list(scopeOf(request), {
+        packageId: q.package_id ?? q.packageId,
+        tag: q.tag,
+        status: q.status,
+        limit: q.limit,
+        cursor: q.cursor,
+      })
+    },
+  )
+
+  app.get(
+    '/dispatches/:dispatchId',
+    {
+      schema: {
+        ...common,
+        operationId: 'getDispatch',
+        summary: 'A dispatch with its counts (unique learners, launches, completions, refusals)',
+        params: DispatchParams,
+        response: { 200: DispatchRef, ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (request) => dispatches.get(scopeOf(request), idOf(request.params)),
+  )
+
+  app.patch(
+    '/dispatches/:dispatchId',
+    {
+      schema: {
+        ...common,
+        operationId: 'updateDispatch',
+        summary: 'Change name, licenseLimit, allowedDomains or tags',
+        description:
+          'Lowering licenseLimit below the learners already admitted keeps them in and admits ' +
+          'no one new. Writes dispatch.updated (never delivered as a webhook).',
+        params: DispatchParams,
+        body: UpdateDispatchBody,
+        response: { 200: DispatchRef, ...errorResponses(400, 401, 404, 409, 429) },
+      },
+    },
+    async (request) =>
+      dispatches.update(
+        scopeOf(request),
+        idOf(request.params),
+        request.body as UpdateDispatchInput,
+      ),
+  )
+
+  for (const action of ['pause', 'resume', 'archive', 'restore'] as const) {
+    app.post(
+      `/dispatches/:dispatchId/${action}`,
+      {
+        schema: {
+          ...common,
+          operationId: `${action}Dispatch`,
+          summary: TRANSITION_SUMMARIES[action],
+          description: `Writes dispatch.${action === 'pause' ? 'paused' : `${action}d`}. From any other status: 409 invalid_state.`,
+          params: DispatchParams,
+          response: { 200: DispatchRef, ...errorResponses(401, 404, 409, 429) },
+        },
+      },
+      async (request) => dispatches[action](scopeOf(request), idOf(request.params)),
+    )
+  }
+
+  app.post(
+    '/dispatches/:dispatchId/extend',
+    {
+      schema: {
+        ...common,
+        operationId: 'extendDispatch',
+        summary: 'Move the expiry later (from active, paused or expired)',
+        description:
+          'An expired dispatch becomes active (or paused) again. Writes dispatch.extended.',
+        params: DispatchParams,
+        body: ExtendDispatchBody,
+        response: { 200: DispatchRef, ...errorResponses(400, 401, 404, 409, 429) },
+      },
+    },
+    async (request) =>
+      dispatches.extend(
+        scopeOf(request),
+        idOf(request.params),
+        (request.body as { expiresAt: string | null }).expiresAt,
+      ),
+  )
+
+  app.delete(
+    '/dispatches/:dispatchId',
+    {
+      schema: {
+        ...common,
+        operationId: 'deleteDispatch',
+        summary: 'Delete a dispatch: its wrapper stops launching; sessions keep their dispatch_id',
+        description: 'Writes dispatch.deleted. The dispatch then answers 404.',
+        params: DispatchParams,
+        response: { 204: Type.Null(), ...errorResponses(401, 404, 409, 429) },
+      },
+    },
+    async (request, reply) => {
+      await dispatches.delete(scopeOf(request), idOf(request.params))
+      return reply.status(204).send()
+    },
+  )
+
+  app.get(
+    '/dispatches/:dispatchId/package',
+    {
+      schema: {
+        ...common,
+        operationId: 'exportDispatchPackage',
+        summary: 'The wrapper package (SCORM 1.2 or 2004 zip) to import into the client LMS',
+        params: DispatchParams,
+        querystring: PackageQuery,
+        produces: ['application/zip'],
+        response: {
+          200: Type.String({ format: 'binary', contentMediaType: 'application/zip' }),
+          ...errorResponses(400, 401, 404, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { scorm_version } = request.query as { scorm_version?: '1.2' | '2004' }
+      const { filename, zip } = await dispatches.exportPackage(
+        scopeOf(request),
+        idOf(request.params),
+        scorm_version,
+      )
+      return reply
+        .type('application/zip')
+        .header('content-disposition', `attachment; filename="${filename}"`)
+        .header('cache-control', 'no-store')
+        .send(zip)
+    },
+  )
+
+  app.get(
+    '/dispatches/:dispatchId/refusals',
+    {
+      schema: {
+        ...common,
+        operationId: 'listDispatchRefusals',
+        summary: 'The latest refused launches of a dispatch with their reasons (up to 100)',
+        params: DispatchParams,
+        querystring: Type.Object({
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+        }),
+        response: { 200: RefusalList, ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (request) =>
+      dispatches.refusals(
+        scopeOf(request),
+        idOf(request.params),
+        (request.query as { limit?: number }).limit,
+      ),
+  )
+}

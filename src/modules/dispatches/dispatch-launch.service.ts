@@ -1,0 +1,185 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../../infra/db/schema.ts'
+import type { DispatchesTable } from '../../infra/db/tables/dispatches.ts'
+import { AppError, isAppError } from '../../shared/app-error.ts'
+import type { Clock } from '../../shared/clock.ts'
+import { verifyToken } from '../../shared/signed-token.ts'
+import { recordAuditEvent } from '../events/audit-event.repository.ts'
+import { findPackage } from '../packages/package.repository.ts'
+import type { LaunchService } from '../sessions/launch.service.ts'
+import type { TenantScope } from '../tenants/tenant-scope.ts'
+import { originAllowed } from './allowed-domains.ts'
+import { parseList } from './dispatch.mapper.ts'
+import * as repo from './dispatch.repository.ts'
+import { effectiveStatus, type RefusalReason, statusRefusal } from './dispatch.state-machine.ts'
+
+/** The audit event type of a refused launch (kept in the audit log, never delivered). */
+export const LAUNCH_REFUSED_EVENT = 'dispatch.launch_refused'
+
+/** What the learner reads inside the wrapper, per reason. */
+export const REFUSAL_MESSAGES: Readonly<Record<RefusalReason, string>> = {
+  paused:
+    'This course is paused for the moment. Please try again later, or ask your training administrator.',
+  expired: 'Access to this course has ended. Please ask your training administrator.',
+  archived: 'This course is no longer available here. Please ask your training administrator.',
+  deleted: 'This course is no longer available here. Please ask your training administrator.',
+  license_limit:
+    'All the places for this course are taken. Please ask your training administrator for access.',
+  domain_not_allowed:
+    'This course cannot be opened from this learning platform. Please ask your training administrator.',
+  no_learner:
+    'Your learning platform did not say who you are. Please open the course from your learning platform.',
+  package_unavailable:
+    'This course cannot be opened right now. Please try again later, or ask your training administrator.',
+}
+
+export interface DispatchLaunchInput {
+  /** The dispatch token from the wrapper's frame URL. */
+  token: string
+  /** The client LMS's origin, as the browser reported it in the handshake (`event.origin`). */
+  origin: string
+  learnerId: string
+  learnerName?: string
+}
+
+export interface DispatchLaunchResult {
+  dispatch_id: string
+  session_id: string
+  learner_id: string
+  launch_url: string
+}
+
+export interface DispatchLaunchDeps {
+  db: Kysely<Database>
+  clock: Clock
+  secretKey: string
+  launches: LaunchService
+}
+
+/** Thrown inside the admission transaction to roll back a seat row that found no seat. */
+class NoSeat extends Error {}
+
+/**
+ * Launches from a wrapper package (docs/dispatch.md): checks the dispatch token, status, expiry,
+ * the LMS origin against allowedDomains and the licence limit, then launches the package's
+ * active version for the LMS learner with the dispatch id. A refusal is recorded (audit event
+ * `dispatch.launch_refused` with its reason, and the refusal count) before it is answered.
+ */
+export class DispatchLaunchService {
+  readonly #deps: DispatchLaunchDeps
+  constructor(deps: DispatchLaunchDeps) {
+    this.#deps = deps
+  }
+
+  /** The dispatch a frame token names, or a 401. */
+  verify(dispatchId: string, token: string): void {
+    const result = verifyToken<{ did?: unknown }>(
+      this.#deps.secretKey,
+      'dispatch',
+      token,
+      this.#deps.clock.now(),
+    )
+    if (!result.ok || result.claims.did !== dispatchId) {
+      throw new AppError('unauthorized', 'This course link is not valid')
+    }
+  }
+
+  async launch(dispatchId: string, input: DispatchLaunchInput): Promise<DispatchLaunchResult> {
+    this.verify(dispatchId, input.token)
+    const { db, clock, launches } = this.#deps
+    const row = await repo.findDispatchById(db, dispatchId)
+    if (!row) throw new AppError('dispatch_not_found', 'This course is not available')
+    const scope: TenantScope = { tenantId: row.tenant_id, mode: row.mode }
+    const learnerId = input.learnerId.trim()
+    const context = { origin: input.origin, learnerId }
+    const now = clock.now()
+
+    const refusal =
+      statusRefusal(effectiveStatus(row, now)) ??
+      (originAllowed(input.origin, parseList(row.allowed_domains)) ? null : 'domain_not_allowed') ??
+      (learnerId && learnerId.length <= 255 ? null : 'no_learner') ??
+      (await this.#packageRefusal(scope, row))
+    if (refusal) return this.#refuse(scope, row, refusal, context)
+
+    const at = now.toISOString()
+    let admission: repo.Admission
+    try {
+      admission = await db.transaction().execute(async (trx) => {
+        const result = await repo.admitLearner(trx, row, learnerId, at)
+        if (result === 'full') throw new NoSeat()
+        return result
+      })
+    } catch (err) {
+      if (err instanceof NoSeat) return this.#refuse(scope, row, 'license_limit', context)
+      throw err
+    }
+
+    let launched: Awaited<ReturnType<LaunchService['launch']>>
+    try {
+      launched = await launches.launch(scope, row.package_id, {
+        userId: learnerId,
+        learnerName: input.learnerName?.trim() || learnerId,
+        dispatchId: row.id,
+      })
+    } catch (err) {
+      // The package was archived (or lost its version) between the check and the launch.
+      if (isAppError(err) && (err.code === 'invalid_state' || err.code === 'package_not_found')) {
+        return this.#refuse(scope, row, 'package_unavailable', context)
+      }
+      throw err
+    }
+    await db.transaction().execute(async (trx) => {
+      await repo.countLaunch(trx, row.id)
+      await recordAuditEvent(trx, scope, {
+        type: 'dispatch.launched',
+        entityType: 'dispatch',
+        entityId: row.id,
+        data: {
+          dispatch_id: row.id,
+          session_id: launched.session_id,
+          learner_id: learnerId,
+          origin: input.origin,
+          new_learner: admission === 'new',
+        },
+        occurredAt: clock.now().toISOString(),
+      })
+    })
+    return {
+      dispatch_id: row.id,
+      session_id: launched.session_id,
+      learner_id: learnerId,
+      launch_url: launched.launch_url,
+    }
+  }
+
+  async #packageRefusal(scope: TenantScope, row: DispatchesTable): Promise<RefusalReason | null> {
+    const pkg = await findPackage(this.#deps.db, scope, row.package_id)
+    return pkg && pkg.status !== 'archived' && pkg.active_version_id ? null : 'package_unavailable'
+  }
+
+  async #refuse(
+    scope: TenantScope,
+    row: DispatchesTable,
+    reason: RefusalReason,
+    context: { origin: string; learnerId: string },
+  ): Promise<never> {
+    const { db, clock } = this.#deps
+    await db.transaction().execute(async (trx) => {
+      await repo.countRefusal(trx, row.id)
+      await recordAuditEvent(trx, scope, {
+        type: LAUNCH_REFUSED_EVENT,
+        entityType: 'dispatch',
+        entityId: row.id,
+        severity: 'warn',
+        data: {
+          dispatch_id: row.id,
+          reason,
+          origin: context.origin.slice(0, 300),
+          learner_id: context.learnerId.slice(0, 255),
+        },
+        occurredAt: clock.now().toISOString(),
+      })
+    })
+    throw new AppError('launch_refused', REFUSAL_MESSAGES[reason], { reason })
+  }
+}

@@ -1,0 +1,117 @@
+import type { DispatchesTable } from '../../infra/db/tables/dispatches.ts'
+import { signToken } from '../../shared/signed-token.ts'
+import { type DispatchStatus, effectiveStatus } from './dispatch.state-machine.ts'
+
+/** The dispatch record of the API. Field names are camelCase, like the spec's request body. */
+export interface DispatchView {
+  id: string
+  packageId: string
+  name: string
+  status: DispatchStatus
+  licenseLimit: number | null
+  expiresAt: string | null
+  allowedDomains: string[]
+  tags: string[]
+  /** What the wrapper package opens in its frame (content origin, signed dispatch token). */
+  launchUrl: string
+  counts: {
+    /** Learners holding a licence seat (launched at least once). */
+    uniqueLearners: number
+    launches: number
+    /** Distinct learners with a completed or passed session. */
+    completions: number
+    /** Launches refused (paused, expired, licence limit, domain…). */
+    refusals: number
+  }
+  createdAt: string
+  updatedAt: string
+  pausedAt: string | null
+  archivedAt: string | null
+}
+
+export interface LinkSettings {
+  contentUrl: string
+  secretKey: string
+}
+
+/** Wrapper packages live in client LMSs for years: the token outlives any dispatch's expiry. */
+const TOKEN_YEARS = 50
+
+/**
+ * The signed token the wrapper carries. Deterministic (its expiry derives from the creation
+ * time), so every export of a dispatch carries the same token.
+ */
+export function dispatchToken(row: DispatchesTable, secretKey: string): string {
+  const expires = new Date(row.created_at)
+  expires.setUTCFullYear(expires.getUTCFullYear() + TOKEN_YEARS)
+  return signToken(secretKey, 'dispatch', { did: row.id }, expires)
+}
+
+export function dispatchFrameUrl(row: DispatchesTable, links: LinkSettings): string {
+  const token = dispatchToken(row, links.secretKey)
+  return `${links.contentUrl}/dispatch/${row.id}/frame?token=${encodeURIComponent(token)}`
+}
+
+export function parseList(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text)
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+  } catch {
+    return []
+  }
+}
+
+export function toDispatchView(
+  row: DispatchesTable,
+  extra: { completions: number; now: Date; links: LinkSettings },
+): DispatchView {
+  return {
+    id: row.id,
+    packageId: row.package_id,
+    name: row.name,
+    status: effectiveStatus(row, extra.now),
+    licenseLimit: row.license_limit === null ? null : Number(row.license_limit),
+    expiresAt: row.expires_at,
+    allowedDomains: parseList(row.allowed_domains),
+    tags: parseList(row.tags),
+    launchUrl: dispatchFrameUrl(row, extra.links),
+    counts: {
+      uniqueLearners: Number(row.learner_count),
+      launches: Number(row.launch_count),
+      completions: extra.completions,
+      refusals: Number(row.refusal_count),
+    },
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    pausedAt: row.paused_at,
+    archivedAt: row.archived_at,
+  }
+}
+
+/** What dispatch.* audit events carry beyond the webhook baseline. */
+export function dispatchEventData(row: DispatchesTable, now: Date): Record<string, unknown> {
+  return {
+    dispatch_id: row.id,
+    package_id: row.package_id,
+    name: row.name,
+    status: effectiveStatus(row, now),
+    license_limit: row.license_limit,
+    expires_at: row.expires_at,
+  }
+}
+
+export function encodeCursor(row: DispatchesTable): string {
+  return Buffer.from(JSON.stringify({ c: row.created_at, i: row.id })).toString('base64url')
+}
+
+export function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      c?: unknown
+      i?: unknown
+    }
+    return typeof v.c === 'string' && typeof v.i === 'string' ? { createdAt: v.c, id: v.i } : null
+  } catch {
+    return null
+  }
+}

@@ -1,0 +1,33 @@
+import type { Kysely } from 'kysely'
+import type { Config } from '../../config.ts'
+import type { Database } from '../../infra/db/schema.ts'
+import type { Clock } from '../../shared/clock.ts'
+import type { LaunchService } from '../sessions/launch.service.ts'
+import { DispatchService } from './dispatch.service.ts'
+import { DispatchLaunchService } from './dispatch-launch.service.ts'
+
+export { DispatchService } from './dispatch.service.ts'
+export { DispatchLaunchService } from './dispatch-launch.service.ts'
+
+/** Both dispatch services, wired from the configuration (one line in the context). */
+export function createDispatchServices(deps: {
+  db: Kysely<Database>
+  clock: Clock
+  config: Config
+  launches: LaunchService
+}): { dispatches: DispatchService; dispatchLaunches: DispatchLaunchService } {
+  const { db, clock, config, launches } = deps
+  return {
+    dispatches: new DispatchService({
+      db,
+      clock,
+      links: { contentUrl: config.contentUrl, secretKey: config.secretKey },
+    }),
+    dispatchLaunches: new DispatchLaunchService({
+      db,
+      clock,
+      secretKey: config.secretKey,
+      launches,
+    }),
+  }
+}
