@@ -12,6 +12,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     idempotencyKey: string | null
   }
+  interface FastifyContextConfig {
+    /** false: the route ignores Idempotency-Key (its answer must never be stored, e.g. a secret). */
+    idempotent?: boolean
+  }
 }
 
 function fingerprint(request: FastifyRequest): string {
@@ -41,6 +45,7 @@ export function registerIdempotency(
   app.addHook('preHandler', async (request, reply) => {
     const key = request.headers['idempotency-key']
     if (request.method !== 'POST' || typeof key !== 'string' || !request.auth) return
+    if (request.routeOptions.config.idempotent === false) return
     if (key.length === 0 || key.length > 255) {
       throw new AppError('validation_failed', 'Idempotency-Key must be 1 to 255 characters')
     }

@@ -134,6 +134,8 @@ export async function webhookRoutes(
   app.post(
     '/webhooks/:webhookId/rotate-secret',
     {
+      // The answer holds the new secret: never keep it for Idempotency-Key replays.
+      config: { idempotent: false },
       schema: {
         ...common,
         operationId: 'rotateWebhookSecret',
