@@ -99,19 +99,3 @@ export function dispatchEventData(row: DispatchesTable, now: Date): Record<strin
     expires_at: row.expires_at,
   }
 }
-
-export function encodeCursor(row: DispatchesTable): string {
-  return Buffer.from(JSON.stringify({ c: row.created_at, i: row.id })).toString('base64url')
-}
-
-export function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
-      c?: unknown
-      i?: unknown
-    }
-    return typeof v.c === 'string' && typeof v.i === 'string' ? { createdAt: v.c, id: v.i } : null
-  } catch {
-    return null
-  }
-}

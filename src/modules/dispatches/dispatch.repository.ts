@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { newestFirstPage } from '../../infra/db/keyset.ts'
 import type { Executor } from '../../infra/db/schema.ts'
 import type { DispatchesTable, DispatchLifecycle } from '../../infra/db/tables/dispatches.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
@@ -109,20 +110,7 @@ export async function listDispatches(
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
       break
   }
-  const after = filter.after
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('created_at', '<', after.createdAt),
-        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-      ]),
-    )
-  }
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(filter.limit + 1)
-    .execute()
+  return newestFirstPage(query, filter.after, filter.limit).execute()
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { decodeCursor, encodeCursor } from '../../infra/db/keyset.ts'
 import type { Database, Executor } from '../../infra/db/schema.ts'
 import type { DispatchesTable } from '../../infra/db/tables/dispatches.ts'
 import { AppError } from '../../shared/app-error.ts'
@@ -8,9 +9,7 @@ import { findPackage } from '../packages/package.repository.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import {
   type DispatchView,
-  decodeCursor,
   dispatchEventData,
-  encodeCursor,
   type LinkSettings,
   toDispatchView,
 } from './dispatch.mapper.ts'

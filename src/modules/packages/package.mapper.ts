@@ -69,18 +69,3 @@ export function toVersionView(
     activated_at: row.activated_at,
   }
 }
-
-/** Opaque list cursor: base64url of the last row's sort key. */
-export function encodeCursor(row: { created_at: string; id: string }): string {
-  return Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url')
-}
-
-export function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-    if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'string') {
-      return { createdAt: value[0], id: value[1] }
-    }
-  } catch {}
-  return null
-}

@@ -1,3 +1,4 @@
+import { newestFirstPage } from '../../infra/db/keyset.ts'
 import type {
   Executor,
   PackagesTable,
@@ -45,20 +46,7 @@ export async function listPackages(
     .where('tenant_id', '=', scope.tenantId)
     .where('mode', '=', scope.mode)
   if (filter.status) query = query.where('status', '=', filter.status)
-  const after = filter.after
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('created_at', '<', after.createdAt),
-        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-      ]),
-    )
-  }
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(filter.limit + 1)
-    .execute()
+  return newestFirstPage(query, filter.after, filter.limit).execute()
 }
 
 export async function updatePackage(

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream'
 import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
 import type { BlobStore } from '../../infra/blobs/blob-store.ts'
+import { decodeCursor, encodeCursor } from '../../infra/db/keyset.ts'
 import type { Database, PackagesTable } from '../../infra/db/schema.ts'
 import { AppError } from '../../shared/app-error.ts'
 import { type Clock, isoNow } from '../../shared/clock.ts'
@@ -11,8 +12,6 @@ import { newId } from '../../shared/ids.ts'
 import { recordAuditEvent } from '../events/audit-event.repository.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import {
-  decodeCursor,
-  encodeCursor,
   type PackageView,
   toPackageView,
   toVersionView,

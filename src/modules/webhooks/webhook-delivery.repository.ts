@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { newestFirstPage } from '../../infra/db/keyset.ts'
 import type { Dialect, Executor } from '../../infra/db/schema.ts'
 import type {
   DeliveryStatus,
@@ -125,20 +126,7 @@ export async function listDeliveries(
     .where('tenant_id', '=', scope.tenantId)
     .where('mode', '=', scope.mode)
   if (options.status) query = query.where('status', '=', options.status)
-  const after = options.after
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('created_at', '<', after.createdAt),
-        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-      ]),
-    )
-  }
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(options.limit + 1)
-    .execute()
+  return newestFirstPage(query, options.after, options.limit).execute()
 }
 
 /** Attempt records of these deliveries, by delivery then number. */

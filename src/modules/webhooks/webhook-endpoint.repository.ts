@@ -1,3 +1,4 @@
+import { newestFirstPage } from '../../infra/db/keyset.ts'
 import type { Executor } from '../../infra/db/schema.ts'
 import type { WebhookEndpointsTable } from '../../infra/db/tables/webhooks.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
@@ -30,25 +31,12 @@ export async function listEndpoints(
   scope: TenantScope,
   options: { limit: number; after?: { createdAt: string; id: string } },
 ): Promise<WebhookEndpointsTable[]> {
-  let query = db
+  const query = db
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('tenant_id', '=', scope.tenantId)
     .where('mode', '=', scope.mode)
-  const after = options.after
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('created_at', '<', after.createdAt),
-        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-      ]),
-    )
-  }
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(options.limit + 1)
-    .execute()
+  return newestFirstPage(query, options.after, options.limit).execute()
 }
 
 export async function updateEndpoint(

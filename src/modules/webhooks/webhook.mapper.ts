@@ -120,25 +120,3 @@ export function toDeliveryView(
     attempt_history: attempts.map(toAttemptView),
   }
 }
-
-/** Opaque list cursor: the (created_at, id) of the last row shown. */
-export function encodeCursor(row: { created_at: string; id: string }): string {
-  return Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url')
-}
-
-export function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-    if (
-      Array.isArray(value) &&
-      value.length === 2 &&
-      typeof value[0] === 'string' &&
-      typeof value[1] === 'string'
-    ) {
-      return { createdAt: value[0], id: value[1] }
-    }
-  } catch {
-    // fall through
-  }
-  return null
-}
