@@ -9,17 +9,24 @@ import Fastify, {
 } from 'fastify'
 import type { AppContext } from './context.ts'
 import { contentRoutes } from './http/content/content.routes.ts'
+import { dispatchFrameRoutes } from './http/dispatch/index.ts'
+import { playerRoutes } from './http/player/index.ts'
 import { apiKeyAuthHook } from './http/plugins/api-key-auth.ts'
 import { registerErrorHandling } from './http/plugins/error-handler.ts'
 import { registerIdempotency } from './http/plugins/idempotency.ts'
 import { registerOpenApi } from './http/plugins/openapi.ts'
 import { registerRateLimit } from './http/plugins/rate-limit.ts'
+import { conversionRoutes } from './http/routes/conversions/index.ts'
+import { dispatchRoutes } from './http/routes/dispatches/index.ts'
 import { docsRoutes } from './http/routes/docs/index.ts'
 import { healthRoutes } from './http/routes/health/index.ts'
 import { packageRoutes } from './http/routes/packages/index.ts'
+import { quickPublishRoutes } from './http/routes/quick-publish/index.ts'
+import { packageDownloadRoutes } from './http/routes/quick-publish/package-download.ts'
 import { sessionRoutes } from './http/routes/sessions/index.ts'
-import { runtimeRoutes } from './http/runtime/runtime.routes.ts'
 import { uploadTargetRoutes } from './http/routes/uploads/index.ts'
+import { webhookRoutes } from './http/routes/webhooks/index.ts'
+import { runtimeRoutes } from './http/runtime/runtime.routes.ts'
 import { ErrorBody } from './http/schemas/common.ts'
 
 export type App = FastifyInstance
@@ -64,6 +71,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(healthRoutes, { db: ctx.db, isShuttingDown: ctx.lifecycle.isShuttingDown })
   await app.register(docsRoutes)
   await app.register(uploadTargetRoutes, { ctx })
+  await app.register(packageDownloadRoutes, { ctx })
 
   await app.register(
     async (api) => {
@@ -75,7 +83,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       })
       registerIdempotency(api, { db: ctx.db.kysely, clock: ctx.clock })
       await api.register(packageRoutes, { ctx })
-    await api.register(sessionRoutes, { ctx })
+      await api.register(sessionRoutes, { ctx })
+      await api.register(webhookRoutes, { ctx })
+      await api.register(dispatchRoutes, { ctx })
+      await api.register(quickPublishRoutes, { ctx })
+      await api.register(conversionRoutes, { ctx })
     },
     { prefix: '/api/v1' },
   )
@@ -91,7 +103,9 @@ export async function buildContentApp(ctx: AppContext, options: BuildOptions = {
   const app = Fastify(baseOptions(ctx, options))
   registerErrorHandling(app)
   await app.register(healthRoutes, { db: ctx.db, isShuttingDown: ctx.lifecycle.isShuttingDown })
+  await app.register(playerRoutes)
   await app.register(contentRoutes, { ctx })
   await app.register(runtimeRoutes, { ctx })
+  await app.register(dispatchFrameRoutes, { ctx })
   return app
 }

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 
 /**
@@ -58,8 +59,58 @@ export interface Config {
   }
   /** EVENT_FANOUT_INTERVAL seconds, default 300, minimum 1. */
   eventFanoutIntervalSeconds: number
+  webhooks: {
+    /** WEBHOOK_SECRET_OVERLAP_SECONDS, default 86 400 (24 h): the old secret signs this long after a rotation. */
+    secretOverlapSeconds: number
+    /** WEBHOOK_ENDPOINT_CONCURRENCY, default 2: deliveries in flight per endpoint, over all workers. */
+    endpointConcurrency: number
+    /** WEBHOOK_CONCURRENCY, default 64: requests in flight per sender run. */
+    concurrency: number
+    /** WEBHOOK_SENDERS, default 2: sender runs (job lanes) that may run at once across workers. */
+    senders: number
+    /** WEBHOOK_RETENTION_DAYS, default 30: delivered and dead-lettered deliveries kept this long. */
+    retentionDays: number
+    /**
+     * WEBHOOK_ALLOW_ADDRESSES, comma-separated addresses or CIDRs exempt from the SSRF block (cloud
+     * metadata never is). For local development and tests only; default none.
+     */
+    allowAddresses: readonly string[]
+  }
   /** LAUNCH_TTL_SECONDS, default 86 400 (24 h): how long a launch URL can be opened. */
   launchTtlSeconds: number
+  /** Course creation from .pptx files (docs/course-creation.md). */
+  conversions: {
+    /**
+     * OFFICE_BINARY, default `soffice` (looked up on PATH): LibreOffice, which renders each slide.
+     * `none` turns rendering off; courses are then built from the presentation's text and pictures.
+     */
+    officeBinary: string | null
+    /**
+     * OFFICE_SANDBOX, default `unshare`: LibreOffice runs without network (`unshare -n`), so a
+     * linked picture in an upload cannot make it call anything. `none` only where the host already
+     * keeps the process off the network; without a working sandbox slides are not rendered.
+     */
+    officeSandbox: 'unshare' | 'none'
+    /** CONVERSION_TIMEOUT_SECONDS, default 300: hard limit for rendering one deck. */
+    timeoutSeconds: number
+    /** CONVERSION_CONCURRENCY, default 2: decks rendered at once per process (~210-740 MB each). */
+    concurrency: number
+  }
+  publish: {
+    /** QUICK_PUBLISH_MAX_IMAGE_BYTES, default 10 MiB: largest image fetched for an image_url. */
+    maxImageBytes: number
+    /** DOWNLOAD_URL_TTL_SECONDS, default 86 400 (24 h): how long a signed package_url works. */
+    downloadUrlTtlSeconds: number
+  }
+  egress: {
+    /**
+     * EGRESS_ALLOW_ADDRESSES: comma-separated addresses or CIDRs that outbound fetches may reach
+     * although private (tests and local development only; metadata addresses stay blocked).
+     */
+    allowAddresses: readonly string[]
+    /** EGRESS_CA_FILE: PEM trust roots replacing the bundled ones (tests only). Default none. */
+    caFile: string | undefined
+  }
   /** SHUTDOWN_TIMEOUT_MS, default 15 000: drain time on SIGTERM before forcing exit. */
   shutdownTimeoutMs: number
 }
@@ -99,6 +150,40 @@ function url(env: Env, name: string, fallback: string): string {
     throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`)
   }
   return raw.replace(/\/+$/, '')
+}
+
+function officeBinary(env: Env): string | null {
+  const raw = (env.OFFICE_BINARY ?? '').trim()
+  if (raw === '') return 'soffice'
+  return raw === 'none' ? null : raw
+}
+
+function officeSandbox(env: Env): 'unshare' | 'none' {
+  const raw = env.OFFICE_SANDBOX || 'unshare'
+  if (raw !== 'unshare' && raw !== 'none') {
+    throw new ConfigError('OFFICE_SANDBOX', `expected unshare or none, got "${raw}"`)
+  }
+  return raw
+}
+
+/** Comma-separated IP addresses or CIDRs (`127.0.0.1`, `::1`, `10.0.0.0/8`). */
+function addressList(env: Env, name: string): string[] {
+  const raw = env[name]
+  if (!raw) return []
+  const items = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  for (const item of items) {
+    const [address = '', bits, ...rest] = item.split('/')
+    const family = isIP(address)
+    const maxBits = family === 6 ? 128 : 32
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits)
+    if (family === 0 || !bitsOk || rest.length > 0) {
+      throw new ConfigError(name, `"${item}" is not an IP address or CIDR`)
+    }
+  }
+  return items
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -163,7 +248,29 @@ export function loadConfig(env: Env, defaults: { secretKey?: string } = {}): Con
       pollMs: integer(env, 'WORKER_POLL_MS', 1000, 10),
     }),
     eventFanoutIntervalSeconds: integer(env, 'EVENT_FANOUT_INTERVAL', 300, 1),
+    webhooks: Object.freeze({
+      secretOverlapSeconds: integer(env, 'WEBHOOK_SECRET_OVERLAP_SECONDS', 86_400, 0, 30 * 86_400),
+      endpointConcurrency: integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1, 32),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1024),
+      senders: integer(env, 'WEBHOOK_SENDERS', 2, 1, 64),
+      retentionDays: integer(env, 'WEBHOOK_RETENTION_DAYS', 30, 1),
+      allowAddresses: Object.freeze(addressList(env, 'WEBHOOK_ALLOW_ADDRESSES')),
+    }),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 15_000, 0),
     launchTtlSeconds: integer(env, 'LAUNCH_TTL_SECONDS', 86_400, 60),
+    conversions: Object.freeze({
+      officeBinary: officeBinary(env),
+      officeSandbox: officeSandbox(env),
+      timeoutSeconds: integer(env, 'CONVERSION_TIMEOUT_SECONDS', 300, 5, 3600),
+      concurrency: integer(env, 'CONVERSION_CONCURRENCY', 2, 1, 32),
+    }),
+    publish: Object.freeze({
+      maxImageBytes: integer(env, 'QUICK_PUBLISH_MAX_IMAGE_BYTES', 10 * 1024 ** 2, 1024),
+      downloadUrlTtlSeconds: integer(env, 'DOWNLOAD_URL_TTL_SECONDS', 86_400, 60, 30 * 86_400),
+    }),
+    egress: Object.freeze({
+      allowAddresses: Object.freeze(addressList(env, 'EGRESS_ALLOW_ADDRESSES')),
+      caFile: env.EGRESS_CA_FILE || undefined,
+    }),
   })
 }

@@ -1,13 +1,22 @@
+import { readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import type { Config } from '../config.ts'
 import type { AppContext } from '../context.ts'
 import { createBlobStore } from '../infra/blobs/create-blob-store.ts'
 import { type Db, migrateToLatest, openDatabase } from '../infra/db/database.ts'
+import { createHttpEgressClient } from '../infra/http-egress/index.ts'
+import { createSlideRenderer } from '../infra/office/index.ts'
+import { createQueue } from '../infra/queue/index.ts'
+import { ConversionService } from '../modules/conversions/conversion.service.ts'
+import { createDispatchServices } from '../modules/dispatches/index.ts'
 import { PackageService } from '../modules/packages/package.service.ts'
 import { UploadService } from '../modules/packages/upload.service.ts'
+import { QuickPublishService } from '../modules/publish/quick-publish.service.ts'
 import { LaunchService } from '../modules/sessions/launch.service.ts'
 import { RuntimeService } from '../modules/sessions/runtime.service.ts'
 import { SessionService } from '../modules/sessions/session.service.ts'
 import { TenantService } from '../modules/tenants/tenant.service.ts'
+import { createWebhookService, type WebhookRuntimeOptions } from '../modules/webhooks/index.ts'
 import { type Clock, systemClock } from '../shared/clock.ts'
 
 /**
@@ -16,7 +25,13 @@ import { type Clock, systemClock } from '../shared/clock.ts'
  */
 export async function createContext(
   config: Config,
-  options: { clock?: Clock; migrate?: boolean; db?: Db } = {},
+  options: {
+    clock?: Clock
+    migrate?: boolean
+    db?: Db
+    /** Test/development knobs for webhook sending (a test CA, an allowlist, short timeouts). */
+    webhooks?: WebhookRuntimeOptions
+  } = {},
 ): Promise<AppContext & { close(): Promise<void>; beginShutdown(): void }> {
   const clock = options.clock ?? systemClock
   // A database handed in (tests) stays the caller's to close.
@@ -45,19 +60,80 @@ export async function createContext(
   const launches = new LaunchService({ db: db.kysely, clock, config })
   const sessions = new SessionService(db.kysely)
   const runtime = new RuntimeService({ db: db.kysely, clock, config })
+  const hooks = options.webhooks ?? {}
+  const webhookEgress = createHttpEgressClient({
+    allowAddresses: [...config.webhooks.allowAddresses, ...(hooks.allowAddresses ?? [])],
+    ca: hooks.ca,
+    resolve: hooks.resolve,
+  })
+  const webhooks = createWebhookService({
+    db,
+    clock,
+    secretKey: config.secretKey,
+    egress: webhookEgress,
+    secretOverlapSeconds: config.webhooks.secretOverlapSeconds,
+    perEndpoint: config.webhooks.endpointConcurrency,
+    concurrency: config.webhooks.concurrency,
+    lanes: config.webhooks.senders,
+    timeoutMs: hooks.timeoutMs,
+    leaseMarginSeconds: hooks.leaseMarginSeconds,
+    senderBudgetMs: hooks.senderBudgetMs,
+  })
+  const publishEgress = createHttpEgressClient({
+    allowAddresses: config.egress.allowAddresses,
+    ca: config.egress.caFile ? readFileSync(config.egress.caFile) : undefined,
+    maxBodyBytes: config.publish.maxImageBytes,
+    userAgent: 'Courseport/1 (+quick-publish)',
+  })
+  const quickPublish = new QuickPublishService({
+    packages,
+    launches,
+    egress: publishEgress,
+    clock,
+    config,
+    scratchDir: tmpdir(),
+  })
+  const conversions = new ConversionService({
+    db: db.kysely,
+    blobs,
+    clock,
+    queue: createQueue(db, { clock }),
+    packages,
+    renderer: createSlideRenderer({
+      binary: config.conversions.officeBinary,
+      sandbox: config.conversions.officeSandbox,
+      timeoutSeconds: config.conversions.timeoutSeconds,
+      concurrency: config.conversions.concurrency,
+      searchPath: process.env.PATH,
+    }),
+    scratchDir: tmpdir(),
+  })
   let shuttingDown = false
   return {
     config,
     db,
     blobs,
     clock,
-    services: { tenants, packages, uploads, launches, sessions, runtime },
+    services: {
+      tenants,
+      packages,
+      uploads,
+      launches,
+      sessions,
+      runtime,
+      webhooks,
+      quickPublish,
+      conversions,
+      ...createDispatchServices({ db: db.kysely, clock, config, launches }),
+    },
     lifecycle: { isShuttingDown: () => shuttingDown },
     beginShutdown() {
       shuttingDown = true
     },
     async close() {
       await blobs.close?.()
+      await webhookEgress.close()
+      await publishEgress.close()
       if (ownsDb) await db.close()
     },
   }

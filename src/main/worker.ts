@@ -1,13 +1,13 @@
 import type { Config } from '../config.ts'
 import type { AppContext } from '../context.ts'
 import { createQueue, Worker, type WorkerLogger } from '../infra/queue/index.ts'
-import { SCHEDULES, taskRegistry } from '../jobs/registry.ts'
+import { schedules, taskRegistry } from '../jobs/registry.ts'
 import { createContext } from './context.ts'
 
 /** Starts a job worker over the context's database; `stop()` finishes or releases its jobs. */
 export async function startWorker(ctx: AppContext, logger: WorkerLogger): Promise<Worker> {
   const queue = createQueue(ctx.db, { clock: ctx.clock })
-  for (const schedule of SCHEDULES) {
+  for (const schedule of schedules(ctx.config)) {
     await queue.defineSchedule(schedule.name, schedule.task, schedule.intervalSeconds)
   }
   const worker = new Worker(ctx.db, taskRegistry(ctx), {

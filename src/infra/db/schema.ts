@@ -1,5 +1,8 @@
 import type { Generated, Kysely, Transaction } from 'kysely'
+import type { ConversionTables } from './tables/conversions.ts'
+import type { DispatchTables } from './tables/dispatches.ts'
 import type { SessionTables } from './tables/sessions.ts'
+import type { WebhookTables } from './tables/webhooks.ts'
 
 /**
  * Table types. Conventions (DESIGN §5): every tenant-owned row has `tenant_id` and `mode`;
@@ -153,7 +156,7 @@ export interface JobSchedulesTable {
   last_run_at: string | null
 }
 
-export interface Database extends SessionTables {
+export interface Database extends SessionTables, WebhookTables, ConversionTables, DispatchTables {
   plans: PlansTable
   tenants: TenantsTable
   api_keys: ApiKeysTable

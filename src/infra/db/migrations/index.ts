@@ -3,6 +3,9 @@ import type { Dialect } from '../schema.ts'
 import { initialMigration } from './0001-initial.ts'
 import { jobQueueMigration } from './0002-job-queue.ts'
 import { sessionsMigration } from './0003-sessions.ts'
+import { webhooksMigration } from './0004-webhooks.ts'
+import { conversionsMigration } from './0005-conversions.ts'
+import { dispatchesMigration } from './0006-dispatches.ts'
 
 /**
  * Migrations are listed here in order, so they are bundled with the code instead of being
@@ -15,6 +18,9 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0001-initial': initialMigration(dialect),
         '0002-job-queue': jobQueueMigration(dialect),
         '0003-sessions': sessionsMigration(dialect),
+        '0004-webhooks': webhooksMigration(dialect),
+        '0005-conversions': conversionsMigration(dialect),
+        '0006-dispatches': dispatchesMigration(dialect),
       }
     },
   }

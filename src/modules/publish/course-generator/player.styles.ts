@@ -15,6 +15,8 @@ body {
 .js body {
   display: grid;
   grid-template-rows: auto 1fr auto;
+  /* minmax(0, …): a long title must not widen the page beyond the screen. */
+  grid-template-columns: minmax(0, 1fr);
   height: 100vh;
   height: 100dvh;
   overflow: hidden;
@@ -120,6 +122,11 @@ html:not(.show-text) .slide-text-alt:not(:focus-within) {
   margin: 0 auto;
   object-fit: contain;
 }
+/* One slide at a time: its picture takes the room the slide area has (whatever the bars and the
+   frame around the course take), so the whole slide shows without scrolling. */
+.js .slide.has-picture:not([hidden]) { display: flex; flex-direction: column; height: 100%; }
+.js .slide.has-picture .slide-picture { flex: 1 1 auto; min-height: min(12rem, 50vh); }
+.js .slide.has-picture .slide-picture img { max-height: 100%; }
 .show-text .slide-picture { display: none; }
 .slide-images img {
   display: block;
@@ -164,7 +171,12 @@ th { background: #f3f4f6; }
 
 @media (max-width: 47.99em) {
   .js .toc.open { position: absolute; inset: 0 auto 0 0; z-index: 2; box-shadow: 0 0 0 100vmax rgba(0, 0, 0, 0.4); }
-  .counter { font-size: 0.9rem; }
+  /* Title on a row of its own, so the buttons and the counter fit a phone (and wrap on the
+     narrowest ones) instead of pushing the page sideways. */
+  .top-bar { flex-wrap: wrap; gap: 0.5rem; }
+  .course-title { flex: 1 0 100%; order: -1; }
+  .bar-button { padding: 0.4rem 0.7rem; }
+  .counter { margin-left: auto; font-size: 0.9rem; }
   .nav-button { padding: 0.5rem 0.9rem; }
 }
 @media (prefers-reduced-motion: no-preference) {
