@@ -70,11 +70,6 @@ export interface Config {
     senders: number
     /** WEBHOOK_RETENTION_DAYS, default 30: delivered and dead-lettered deliveries kept this long. */
     retentionDays: number
-    /**
-     * WEBHOOK_ALLOW_ADDRESSES, comma-separated addresses or CIDRs exempt from the SSRF block (cloud
-     * metadata never is). For local development and tests only; default none.
-     */
-    allowAddresses: readonly string[]
   }
   /** LAUNCH_TTL_SECONDS, default 86 400 (24 h): how long a launch URL can be opened. */
   launchTtlSeconds: number
@@ -104,8 +99,9 @@ export interface Config {
   }
   egress: {
     /**
-     * EGRESS_ALLOW_ADDRESSES: comma-separated addresses or CIDRs that outbound fetches may reach
-     * although private (tests and local development only; metadata addresses stay blocked).
+     * EGRESS_ALLOW_ADDRESSES: comma-separated addresses or CIDRs that every outbound request
+     * (webhook deliveries, quick-publish images) may reach although private — local development
+     * and tests only; cloud-metadata addresses stay blocked. Default none.
      */
     allowAddresses: readonly string[]
     /** EGRESS_CA_FILE: PEM trust roots replacing the bundled ones (tests only). Default none. */
@@ -254,7 +250,6 @@ export function loadConfig(env: Env, defaults: { secretKey?: string } = {}): Con
       concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1024),
       senders: integer(env, 'WEBHOOK_SENDERS', 2, 1, 64),
       retentionDays: integer(env, 'WEBHOOK_RETENTION_DAYS', 30, 1),
-      allowAddresses: Object.freeze(addressList(env, 'WEBHOOK_ALLOW_ADDRESSES')),
     }),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 15_000, 0),
     launchTtlSeconds: integer(env, 'LAUNCH_TTL_SECONDS', 86_400, 60),

@@ -62,7 +62,7 @@ export async function createContext(
   const runtime = new RuntimeService({ db: db.kysely, clock, config })
   const hooks = options.webhooks ?? {}
   const webhookEgress = createHttpEgressClient({
-    allowAddresses: [...config.webhooks.allowAddresses, ...(hooks.allowAddresses ?? [])],
+    allowAddresses: [...config.egress.allowAddresses, ...(hooks.allowAddresses ?? [])],
     ca: hooks.ca,
     resolve: hooks.resolve,
   })

@@ -25,7 +25,7 @@ export interface WebhookRuntimeOptions {
   ca?: SecureContextOptions['ca']
   /** A resolver replacing DNS (tests). */
   resolve?: Resolver
-  /** Addresses exempt from the SSRF block, added to WEBHOOK_ALLOW_ADDRESSES. */
+  /** Addresses exempt from the SSRF block, added to EGRESS_ALLOW_ADDRESSES. */
   allowAddresses?: readonly string[]
   timeoutMs?: number
   leaseMarginSeconds?: number
