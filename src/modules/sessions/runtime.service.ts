@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
 import type { Database, Executor } from '../../infra/db/schema.ts'
-import type { ScoStatesTable, SessionsTable } from '../../infra/db/tables/sessions.ts'
+import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
 import { AppError } from '../../shared/app-error.ts'
 import type { Clock } from '../../shared/clock.ts'
 import { newId } from '../../shared/ids.ts'
@@ -11,19 +11,18 @@ import {
   type DataModelOptions,
   type Delta,
   deltaPosition,
-  endSession,
   initialValues,
   type LaunchData,
   validateDelta,
 } from '../scorm/data-model/index.ts'
 import { findTenant } from '../tenants/tenant.repository.ts'
 import { type CourseItem, courseItems, trackedItems } from './course-items.ts'
+import { finishDelivery, saveScoState } from './delivery-record.ts'
 import { buildLaunchData } from './launch-data.builder.ts'
 import { toSessionSummary } from './session.mapper.ts'
 import * as repo from './session.repository.ts'
 import { mergeScoStatus, statusOfRow, updateSessionProgress } from './session-progress.ts'
 import { scoStatus } from './session-status.ts'
-import { sessionSeconds, sessionTimeIso } from './session-time.ts'
 
 /** Content and runtime tokens outlive any reasonable sitting (12 h). */
 const TOKEN_TTL_MS = 12 * 3600 * 1000
@@ -34,7 +33,7 @@ export interface RuntimeServiceDeps {
   config: Config
 }
 
-interface Loaded {
+export interface Loaded {
   session: SessionsTable
   version: '1.2' | '2004'
   items: CourseItem[]
@@ -186,7 +185,7 @@ export class RuntimeService {
         throw new AppError('not_found', `No launchable item ${itemId} in this course`)
       for (const open of await repo.openDeliveries(trx, sessionId)) {
         const current = await repo.findScoStates(trx, sessionId)
-        loaded.session = await this.#finish(trx, loaded, current, open.item_id, at)
+        loaded.session = await finishDelivery(trx, loaded, current, open.item_id, at)
         await trx
           .updateTable('sco_deliveries')
           .set({ ended_at: at, updated_at: at })
@@ -319,11 +318,11 @@ export class RuntimeService {
           'Another commit of this launch was applied at the same time; retry',
         )
       const session = delta.final
-        ? await this.#finish(trx, loaded, states, delivery.item_id, at, result.state.values)
+        ? await finishDelivery(trx, loaded, states, delivery.item_id, at, result.state.values)
         : await updateSessionProgress(trx, loaded.session, {
             itemCount: loaded.trackedCount,
             at,
-            scos: await this.#saveScoState(
+            scos: await saveScoState(
               trx,
               loaded,
               states,
@@ -339,85 +338,6 @@ export class RuntimeService {
         ignored: result.ignored,
         session: toSessionSummary(session),
       }
-    })
-  }
-
-  /** Writes one SCO's row; returns the session's rows as they now are. */
-  async #saveScoState(
-    trx: Executor,
-    loaded: Loaded,
-    states: ScoStatesTable[],
-    itemId: string,
-    values: Readonly<Record<string, string>>,
-    at: string,
-    end?: { carry: Record<string, string>; totalTime: string; suspended: boolean },
-  ): Promise<ScoStatesTable[]> {
-    const previous = states.find((s) => s.item_id === itemId)
-    const status = mergeScoStatus(
-      previous ? statusOfRow(previous) : null,
-      scoStatus(loaded.version, values, true),
-    )
-    const row: ScoStatesTable = {
-      session_id: loaded.session.id,
-      item_id: itemId,
-      tenant_id: loaded.session.tenant_id,
-      mode: loaded.session.mode,
-      state: JSON.stringify(values),
-      carry: end ? JSON.stringify(end.carry) : (previous?.carry ?? '{}'),
-      completion_status: status.completion,
-      success_status: status.success,
-      score_scaled: status.scaled,
-      score_raw: status.raw,
-      score_min: status.min,
-      score_max: status.max,
-      progress_measure: status.progressMeasure,
-      total_time: end ? end.totalTime : (previous?.total_time ?? null),
-      suspended: end?.suspended ? 1 : 0,
-      launched: 1,
-      updated_at: at,
-    }
-    await repo.upsertScoState(trx, row)
-    return [...states.filter((s) => s.item_id !== itemId), row]
-  }
-
-  /** Ends a delivery: total time, suspend/resume, final statuses, and the session's events. */
-  async #finish(
-    trx: Executor,
-    loaded: Loaded,
-    states: ScoStatesTable[],
-    itemId: string,
-    at: string,
-    finalValues?: Readonly<Record<string, string>>,
-  ): Promise<SessionsTable> {
-    const values =
-      finalValues ??
-      (JSON.parse(states.find((s) => s.item_id === itemId)?.state ?? '{}') as Record<
-        string,
-        string
-      >)
-    const outcome = endSession(
-      loaded.version,
-      { version: loaded.version, values },
-      {
-        navRequest: values['adl.nav.request'],
-      },
-    )
-    const scos = await this.#saveScoState(trx, loaded, states, itemId, outcome.values, at, {
-      carry: outcome.carry,
-      totalTime: outcome.totalTime,
-      suspended: outcome.suspended,
-    })
-    const raw =
-      loaded.version === '2004' ? values['cmi.session_time'] : values['cmi.core.session_time']
-    return updateSessionProgress(trx, loaded.session, {
-      itemCount: loaded.trackedCount,
-      at,
-      scos,
-      ended: {
-        suspended: outcome.suspended,
-        sessionTime: sessionTimeIso(loaded.version, raw),
-        seconds: sessionSeconds(loaded.version, raw),
-      },
     })
   }
 }
