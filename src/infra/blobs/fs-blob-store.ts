@@ -99,6 +99,14 @@ export class FsBlobStore implements BlobStore {
    * rename over the entry itself, so only the parent needs checking; any delete clears this.
    */
   readonly #writableDirs = new Map<string, string>()
+  /** Temp names: a random per-store prefix and a counter (unique without a random draw per file). */
+  readonly #tempPrefix = randomBytes(6).toString('base64url')
+  #tempCounter = 0
+
+  #tempName(): string {
+    this.#tempCounter += 1
+    return `${this.#tempPrefix}-${process.pid}-${this.#tempCounter}`
+  }
 
   constructor(options: FsBlobStoreOptions) {
     this.root = options.root
@@ -156,7 +164,7 @@ export class FsBlobStore implements BlobStore {
     for (let attempt = 1; !handle; attempt++) {
       try {
         target = await this.#writeTarget(key, attempt > 1)
-        temp = join(dirname(target), `${TEMP_PREFIX}${randomBytes(9).toString('base64url')}`)
+        temp = join(dirname(target), `${TEMP_PREFIX}${this.#tempName()}`)
         handle = await open(temp, 'wx', 0o644)
       } catch (err) {
         if (errnoCode(err) === 'ENOENT' && attempt < OPEN_ATTEMPTS) continue

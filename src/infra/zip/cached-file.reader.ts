@@ -122,7 +122,8 @@ export class CachedFileReader extends yauzl.RandomAccessReader {
         const oldest = this.#blocks.keys().next().value
         if (oldest !== undefined) this.#blocks.delete(oldest)
       }
-      const buf = Buffer.alloc(BLOCK)
+      // Only the bytes read are ever handed out (subarray below), so no zero-fill is needed.
+      const buf = Buffer.allocUnsafe(BLOCK)
       block = new Promise<Buffer>((resolve, reject) => {
         this.#rawRead(buf, BLOCK, index * BLOCK, (err, n) =>
           err ? reject(err) : resolve(buf.subarray(0, n ?? 0)),

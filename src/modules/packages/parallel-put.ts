@@ -43,7 +43,7 @@ export class ParallelPut {
     }
     const chunks: Buffer[] = []
     for await (const chunk of stream) chunks.push(chunk as Buffer)
-    const body = Buffer.concat(chunks)
+    const body = chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks)
     await this.#waitFor(
       () =>
         this.#inFlight.size < this.#concurrency &&
