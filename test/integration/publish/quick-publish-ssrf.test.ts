@@ -15,8 +15,8 @@ import { QuickPublishService } from '../../../src/modules/publish/quick-publish.
 import { isAppError } from '../../../src/shared/app-error.ts'
 import { createTestApp, type TestApp } from '../../helpers/app.ts'
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts'
+import { SSRF_CASES, zoneResolver } from '../../helpers/ssrf-cases.ts'
 import { type Receiver, startReceiver, TEST_CA } from '../../unit/http-egress/tls-receiver.ts'
-import { SSRF_CASES, zoneResolver } from './ssrf-table.source.ts'
 
 describe('quick publish image_url against the SSRF table', () => {
   let database: TestDatabase

@@ -4,6 +4,7 @@ import type { Resolver } from '../../../src/infra/http-egress/index.ts'
 import { recordAuditEvent } from '../../../src/modules/events/audit-event.repository.ts'
 import { bearer } from '../../helpers/app.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
+import { ZONE } from '../../helpers/ssrf-cases.ts'
 import {
   createWebhookTestApp,
   type RoutedReceiver,
@@ -11,25 +12,6 @@ import {
   startRoutedReceiver,
   type WebhookTestApp,
 } from './webhook-test-app.ts'
-
-/** Names the fake resolver knows; anything else fails like an unknown name (ENOTFOUND). */
-const ZONE: Record<string, string[]> = {
-  localhost: ['127.0.0.1', '::1'],
-  'localhost.': ['127.0.0.1'],
-  'loopback6.test': ['::1'],
-  '127.0.0.1.nip.io': ['127.0.0.1'],
-  'public-then-private.test': ['93.184.216.34', '10.0.0.5'],
-  'private-then-public.test': ['10.0.0.5', '93.184.216.34'],
-  'public-then-loopback6.test': ['2606:4700::1111', '::1'],
-  'mapped.test': ['::ffff:127.0.0.1'],
-  'compat.test': ['::127.0.0.1'],
-  'metadata.google.internal': ['169.254.169.254'],
-  'imds6.test': ['fd00:ec2::254'],
-  'nat64.test': ['64:ff9b::7f00:1'],
-  'cgnat.test': ['100.64.1.1'],
-  'rfc1918.test': ['192.168.0.10'],
-  'empty.test': [],
-}
 
 let rebindCalls = 0
 const resolver: Resolver = async (hostname) => {
