@@ -25,6 +25,11 @@ export interface BlobObject extends BlobMeta {
 
 export interface PutOptions {
   /**
+   * Skip making this object durable on its own; the caller calls `flush()` once after a batch
+   * of puts, before relying on them. Default false (each put is durable when it resolves).
+   */
+  deferSync?: boolean
+  /**
    * Default: guessed from the key's extension (`mime-types.ts`). Only S3 persists it; the fs
    * backend always reports the guess.
    */
@@ -55,6 +60,10 @@ export interface UploadUrl {
 export interface BlobStore {
   readonly kind: 'fs' | 's3'
   put(key: string, body: Readable | Buffer, options?: PutOptions): Promise<{ size: number }>
+  /** Makes every completed put durable (after puts with `deferSync`). */
+  flush(): Promise<void>
+  /** Stores a local file as `key` (the fs backend copies it in the kernel, not through JS). */
+  putFile(key: string, path: string, options?: PutOptions): Promise<{ size: number }>
   /** Null when absent. `range.end` is inclusive; ranges past the end are clamped. */
   get(key: string, range?: { start: number; end?: number }): Promise<BlobObject | null>
   head(key: string): Promise<BlobMeta | null>

@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import type { BigIntStats, Dirent } from 'node:fs'
+import { type BigIntStats, type Dirent, constants as fsConstants } from 'node:fs'
 import {
+  copyFile,
   type FileHandle,
   mkdir,
   open,
@@ -14,6 +16,7 @@ import {
 import { dirname, join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { promisify } from 'node:util'
 import { AppError } from '../../shared/app-error.ts'
 import { type Clock, systemClock } from '../../shared/clock.ts'
 import type { BlobMeta, BlobObject, BlobStore, PutOptions, UploadUrl } from './blob-store.ts'
@@ -44,6 +47,7 @@ export interface FsBlobStoreOptions {
 }
 
 const OPEN_ATTEMPTS = 3
+const execFileAsync = promisify(execFile)
 
 function errnoCode(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | null)?.code
@@ -146,6 +150,36 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  /**
+   * One `syncfs` of the store's filesystem (coreutils `sync -f`): after a batch of deferred
+   * puts this costs one flush instead of one fsync per file, and also makes the renames durable.
+   */
+  async flush(): Promise<void> {
+    if (!this.#fsync) return
+    await this.#ensureRoot()
+    await execFileAsync('sync', ['-f', this.root])
+  }
+
+  async putFile(key: string, path: string, options: PutOptions = {}): Promise<{ size: number }> {
+    assertSafeKey(key)
+    await this.#ensureRoot()
+    const target = await this.#writeTarget(key, false)
+    const temp = join(dirname(target), `${TEMP_PREFIX}${this.#tempName()}`)
+    try {
+      await copyFile(path, temp, fsConstants.COPYFILE_EXCL)
+      if (this.#fsync && !options.deferSync) {
+        const handle = await open(temp, 'r+')
+        await handle.sync().finally(() => handle.close())
+      }
+      const { size } = await stat(temp)
+      await rename(temp, target)
+      return { size }
+    } catch (err) {
+      await rm(temp, { force: true })
+      throw collision(key, err) ?? err
+    }
+  }
+
   async put(
     key: string,
     body: Readable | Buffer,
@@ -175,13 +209,13 @@ export class FsBlobStore implements BlobStore {
       let size: number
       if (Buffer.isBuffer(body)) {
         await handle.writeFile(body)
-        if (this.#fsync) await handle.sync()
+        if (this.#fsync && !options.deferSync) await handle.sync()
         await handle.close()
         size = body.length
       } else {
         const guard = lengthGuard({ expected })
         // The stream owns the handle from here: it fsyncs (flush) and closes it, also on error.
-        const sink = handle.createWriteStream({ flush: this.#fsync })
+        const sink = handle.createWriteStream({ flush: this.#fsync && !options.deferSync })
         handle = undefined
         await pipeline(body, guard, sink)
         size = guard.bytes

@@ -1,3 +1,5 @@
+import { createReadStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
 import { pipeline, Readable } from 'node:stream'
 import { pipeline as pipelineAsync } from 'node:stream/promises'
 import {
@@ -118,6 +120,14 @@ export class S3BlobStore implements BlobStore {
 
   #full(key: string): string {
     return `${this.prefix}${key}`
+  }
+
+  /** S3 acknowledges a PUT only once it is durable: nothing to do. */
+  async flush(): Promise<void> {}
+
+  async putFile(key: string, path: string, options: PutOptions = {}): Promise<{ size: number }> {
+    const { size } = await stat(path)
+    return this.put(key, createReadStream(path), { ...options, contentLength: size })
   }
 
   async put(

@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream'
 import type { BlobStore } from '../../infra/blobs/blob-store.ts'
 import type { PackageVersionsTable } from '../../infra/db/schema.ts'
 import type { ManifestSummary } from '../scorm/manifest/index.ts'
@@ -11,8 +10,6 @@ export interface IngestOptions {
   /** The configured limits (config.unpack). */
   limits: { maxEntries: number; maxTotalBytes: number; maxRatio: number }
   zipPath: string
-  openZip: () => Readable
-  zipSize: number
   originalFilename: string
   uploadedBy: string | null
   /** Folder of the version's files, without a trailing slash. */
@@ -72,9 +69,9 @@ export async function ingestZip(options: IngestOptions): Promise<IngestedPackage
     await blobs.delete(zipKey)
   }
   // The original zip is copied while the files are extracted: neither depends on the other.
-  const zipCopy = blobs.put(zipKey, options.openZip(), {
-    contentLength: options.zipSize,
+  const zipCopy = blobs.putFile(zipKey, options.zipPath, {
     contentType: 'application/zip',
+    deferSync: true,
   })
   const writer = new ParallelPut(blobs)
   try {
@@ -83,6 +80,8 @@ export async function ingestZip(options: IngestOptions): Promise<IngestedPackage
     )
     await writer.finish()
     await zipCopy
+    // One flush for the whole package, before the version can be registered.
+    await blobs.flush()
   } catch (err) {
     // Every write must have settled before the clean-up, or one could land after it.
     await Promise.allSettled([writer.finish(), zipCopy])

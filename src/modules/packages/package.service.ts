@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
 import type { Kysely } from 'kysely'
@@ -242,8 +241,6 @@ export class PackageService {
       blobs: this.#deps.blobs,
       limits: this.#deps.config.unpack,
       zipPath: input.zipPath,
-      openZip: () => createReadStream(input.zipPath),
-      zipSize: size,
       originalFilename: input.filename,
       uploadedBy: input.uploadedBy,
       prefix: `${packageBlobPrefix(scope, packageId)}/${versionId}`,

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream'
 import type { BlobStore } from '../../infra/blobs/blob-store.ts'
 
 export interface ParallelPutOptions {
-  /** Writes in flight at once. Default 16. */
+  /** Writes in flight at once. Default 32. */
   concurrency?: number
   /** Files up to this size are read into memory and written in the background. Default 1 MiB. */
   smallFileBytes?: number
@@ -15,7 +15,8 @@ export interface ParallelPutOptions {
  * files. Unpacking is sequential, but each stored file costs several filesystem round trips
  * (or one S3 request); running those in parallel is what brings ingest close to `unzip`.
  * Memory stays bounded by `maxBufferedBytes` whatever the package size; large files are
- * streamed straight through.
+ * streamed straight through. Writes skip their own fsync (`deferSync`): the caller flushes the
+ * store once when the whole package is written.
  */
 export class ParallelPut {
   readonly #blobs: BlobStore
@@ -28,7 +29,7 @@ export class ParallelPut {
 
   constructor(blobs: BlobStore, options: ParallelPutOptions = {}) {
     this.#blobs = blobs
-    this.#concurrency = options.concurrency ?? 16
+    this.#concurrency = options.concurrency ?? 32
     this.#smallFileBytes = options.smallFileBytes ?? 1024 * 1024
     this.#maxBufferedBytes = options.maxBufferedBytes ?? 32 * 1024 * 1024
   }
@@ -38,7 +39,7 @@ export class ParallelPut {
     this.#throwIfFailed()
     if (declaredSize > this.#smallFileBytes) {
       await this.#waitFor(() => this.#inFlight.size === 0)
-      await this.#blobs.put(key, stream, { contentLength: declaredSize })
+      await this.#blobs.put(key, stream, { contentLength: declaredSize, deferSync: true })
       return
     }
     const chunks: Buffer[] = []
@@ -52,7 +53,7 @@ export class ParallelPut {
     this.#throwIfFailed()
     this.#bufferedBytes += body.length
     const write: Promise<void> = this.#blobs
-      .put(key, body, { contentLength: body.length })
+      .put(key, body, { contentLength: body.length, deferSync: true })
       .then(
         () => {},
         (err: unknown) => {
@@ -66,7 +67,7 @@ export class ParallelPut {
     this.#inFlight.add(write)
   }
 
-  /** Waits for every background write; rethrows the first failure. */
+  /** Waits for every background write; rethrows the first failure. Writes are not yet durable. */
   async finish(): Promise<void> {
     await Promise.all(this.#inFlight)
     this.#throwIfFailed()

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
 import type { BlobStore } from '../../../src/infra/blobs/blob-store.ts'
@@ -99,6 +102,32 @@ export function describeBlobStore(
       assert.ok(got.lastModified instanceof Date && !Number.isNaN(got.lastModified.getTime()))
       assert.equal(got.contentType, 'text/html')
       assert.equal(got.range, undefined)
+    })
+
+    test('putFile stores a local file; deferred puts are readable and flush makes them durable', async () => {
+      const base = area()
+      const dir = await mkdtemp(join(tmpdir(), 'cp-putfile-'))
+      try {
+        const local = join(dir, 'original.zip')
+        const bytes = Buffer.alloc(300_000, 0x5a)
+        await writeFile(local, bytes)
+        assert.deepEqual(await store.putFile(`${base}/copy.zip`, local, { deferSync: true }), {
+          size: bytes.length,
+        })
+        await store.put(`${base}/a.txt`, Buffer.from('deferred'), { deferSync: true })
+        await store.put(`${base}/b.txt`, Readable.from([Buffer.from('streamed')]), {
+          contentLength: 8,
+          deferSync: true,
+        })
+        await store.flush()
+        const copy = await store.get(`${base}/copy.zip`)
+        assert.ok(copy)
+        assert.deepEqual(await readAll(copy.body), bytes)
+        const a = await store.get(`${base}/a.txt`)
+        assert.equal((await readAll(a?.body as Readable)).toString(), 'deferred')
+      } finally {
+        await rm(dir, { recursive: true, force: true })
+      }
     })
 
     test('streams of known and unknown length are stored whole', async () => {
