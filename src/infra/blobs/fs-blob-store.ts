@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { type BigIntStats, type Dirent, constants as fsConstants } from 'node:fs'
+import { type BigIntStats, type Dirent, constants as fsConstants, writeFile } from 'node:fs'
 import {
   copyFile,
   type FileHandle,
@@ -48,6 +48,7 @@ export interface FsBlobStoreOptions {
 
 const OPEN_ATTEMPTS = 3
 const execFileAsync = promisify(execFile)
+const writeFileCallback = promisify(writeFile)
 
 function errnoCode(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | null)?.code
@@ -180,6 +181,35 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  /**
+   * Small bodies go through the callback `writeFile` (open, write, optional fsync, close on plain
+   * descriptors): a FileHandle per file costs several times more, which shows when a package
+   * stores thousands of files.
+   */
+  async #putBuffer(key: string, body: Buffer, options: PutOptions): Promise<{ size: number }> {
+    const durable = this.#fsync && !options.deferSync
+    for (let attempt = 1; ; attempt++) {
+      let target = ''
+      let temp = ''
+      try {
+        target = await this.#writeTarget(key, attempt > 1)
+        temp = join(dirname(target), `${TEMP_PREFIX}${this.#tempName()}`)
+        await writeFileCallback(temp, body, { flag: 'wx', mode: 0o644, flush: durable })
+      } catch (err) {
+        if (temp) await rm(temp, { force: true }).catch(() => {})
+        if (errnoCode(err) === 'ENOENT' && attempt < OPEN_ATTEMPTS) continue
+        throw collision(key, err) ?? err
+      }
+      try {
+        await rename(temp, target)
+        return { size: body.length }
+      } catch (err) {
+        await rm(temp, { force: true })
+        throw collision(key, err) ?? err
+      }
+    }
+  }
+
   async put(
     key: string,
     body: Readable | Buffer,
@@ -191,6 +221,7 @@ export class FsBlobStore implements BlobStore {
       throw new AppError('invalid_request', `Body is ${body.length} bytes, declared ${expected}`)
     }
     await this.#ensureRoot()
+    if (Buffer.isBuffer(body)) return this.#putBuffer(key, body, options)
     let handle: FileHandle | undefined
     let temp = ''
     let target = ''
@@ -206,23 +237,13 @@ export class FsBlobStore implements BlobStore {
       }
     }
     try {
-      let size: number
-      if (Buffer.isBuffer(body)) {
-        await handle.writeFile(body)
-        if (this.#fsync && !options.deferSync) await handle.sync()
-        await handle.close()
-        size = body.length
-      } else {
-        const guard = lengthGuard({ expected })
-        // The stream owns the handle from here: it fsyncs (flush) and closes it, also on error.
-        const sink = handle.createWriteStream({ flush: this.#fsync && !options.deferSync })
-        handle = undefined
-        await pipeline(body, guard, sink)
-        size = guard.bytes
-      }
+      const guard = lengthGuard({ expected })
+      // The stream owns the handle from here: it fsyncs (flush) and closes it, also on error.
+      const sink = handle.createWriteStream({ flush: this.#fsync && !options.deferSync })
       handle = undefined
+      await pipeline(body, guard, sink)
       await rename(temp, target)
-      return { size }
+      return { size: guard.bytes }
     } catch (err) {
       await handle?.close().catch(() => {})
       await rm(temp, { force: true })
