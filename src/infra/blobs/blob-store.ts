@@ -30,6 +30,12 @@ export interface PutOptions {
    */
   deferSync?: boolean
   /**
+   * Write straight to the key instead of through a temp file and a rename: only for keys no
+   * reader can see yet (a package version's folder before the version is registered), whose
+   * partial writes the caller removes on failure. Default false.
+   */
+  inPlace?: boolean
+  /**
    * Default: guessed from the key's extension (`mime-types.ts`). Only S3 persists it; the fs
    * backend always reports the guess.
    */

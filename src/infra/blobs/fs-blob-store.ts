@@ -193,6 +193,10 @@ export class FsBlobStore implements BlobStore {
       let temp = ''
       try {
         target = await this.#writeTarget(key, attempt > 1)
+        if (options.inPlace) {
+          await writeFileCallback(target, body, { flag: 'w', mode: 0o644, flush: durable })
+          return { size: body.length }
+        }
         temp = join(dirname(target), `${TEMP_PREFIX}${this.#tempName()}`)
         await writeFileCallback(temp, body, { flag: 'wx', mode: 0o644, flush: durable })
       } catch (err) {

@@ -15,8 +15,9 @@ export interface ParallelPutOptions {
  * files. Unpacking is sequential, but each stored file costs several filesystem round trips
  * (or one S3 request); running those in parallel is what brings ingest close to `unzip`.
  * Memory stays bounded by `maxBufferedBytes` whatever the package size; large files are
- * streamed straight through. Writes skip their own fsync (`deferSync`): the caller flushes the
- * store once when the whole package is written.
+ * streamed straight through. Writes skip their own fsync (`deferSync`) and, for small files, the
+ * temp-file-and-rename (`inPlace`): nothing reads a version's folder before the version is
+ * registered, and a failed ingest deletes the folder. The caller flushes the store once at the end.
  */
 export class ParallelPut {
   readonly #blobs: BlobStore
@@ -53,7 +54,7 @@ export class ParallelPut {
     this.#throwIfFailed()
     this.#bufferedBytes += body.length
     const write: Promise<void> = this.#blobs
-      .put(key, body, { contentLength: body.length, deferSync: true })
+      .put(key, body, { contentLength: body.length, deferSync: true, inPlace: true })
       .then(
         () => {},
         (err: unknown) => {

@@ -114,7 +114,10 @@ export function describeBlobStore(
         assert.deepEqual(await store.putFile(`${base}/copy.zip`, local, { deferSync: true }), {
           size: bytes.length,
         })
-        await store.put(`${base}/a.txt`, Buffer.from('deferred'), { deferSync: true })
+        await store.put(`${base}/a.txt`, Buffer.from('deferred'), {
+          deferSync: true,
+          inPlace: true,
+        })
         await store.put(`${base}/b.txt`, Readable.from([Buffer.from('streamed')]), {
           contentLength: 8,
           deferSync: true,
