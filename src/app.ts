@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyServerOptions,
 } from 'fastify'
 import type { AppContext } from './context.ts'
@@ -44,6 +45,14 @@ function baseOptions(ctx: AppContext, options: BuildOptions): FastifyServerOptio
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     trustProxy: ctx.config.trustProxy,
+    // Errors raised before routing (a malformed percent-escape, an over-long path) get the same
+    // error body as everything else, and never echo the URL, which may carry a token.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 400
+      void reply
+        .code(status)
+        .send({ error: { code: 'invalid_request', message: 'Malformed request URL' } })
+    },
     // Signed upload tokens travel in the path.
     routerOptions: { maxParamLength: 2048 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', strictTypes: false } },
