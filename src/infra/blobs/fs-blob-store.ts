@@ -47,6 +47,14 @@ export interface FsBlobStoreOptions {
 }
 
 const OPEN_ATTEMPTS = 3
+
+/**
+ * Read chunk for streaming a body: large media goes out in 1 MiB reads (a sixteenth of the
+ * system calls and stream turns of the 64 KiB default), small files in one read.
+ */
+function readChunk(bytes: number): number {
+  return Math.min(1024 * 1024, Math.max(64 * 1024, bytes))
+}
 const execFileAsync = promisify(execFile)
 const writeFileCallback = promisify(writeFile)
 
@@ -276,13 +284,21 @@ export class FsBlobStore implements BlobStore {
         return null
       }
       const meta = metaOf(key, stats)
-      if (!range) return { ...meta, body: handle.createReadStream() }
+      if (!range)
+        return { ...meta, body: handle.createReadStream({ highWaterMark: readChunk(meta.size) }) }
       const served = clampRange(range, meta.size)
       if (!served) {
         await handle.close()
         return { ...meta, body: Readable.from([]), unsatisfiable: true }
       }
-      return { ...meta, body: handle.createReadStream(served), range: served }
+      return {
+        ...meta,
+        body: handle.createReadStream({
+          ...served,
+          highWaterMark: readChunk(served.end - served.start + 1),
+        }),
+        range: served,
+      }
     } catch (err) {
       await handle.close().catch(() => {})
       throw err
