@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { LMS_SCRIPT_BUILD } from '../../shared/lms-script-build.ts'
 
 const SOURCES = fileURLToPath(new URL('../../browser/dispatch-wrapper/', import.meta.url))
 
@@ -26,15 +27,7 @@ export function dispatchScripts(): Promise<DispatchScripts> {
       { in: join(SOURCES, 'frame.ts'), out: 'frame' },
     ],
     outdir: 'out',
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: ['es2017'],
-    charset: 'ascii',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'silent',
+    ...LMS_SCRIPT_BUILD,
   }).then(
     (result) => {
       const text = (name: string) => {

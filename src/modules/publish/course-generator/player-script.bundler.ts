@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { LMS_SCRIPT_BUILD } from '../../../shared/lms-script-build.ts'
 
 const ENTRY = fileURLToPath(new URL('./player/player.browser.ts', import.meta.url))
 
@@ -13,15 +14,7 @@ let cached: Promise<string> | null = null
 export function playerScript(): Promise<string> {
   cached ??= build({
     entryPoints: [ENTRY],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: ['es2017'],
-    charset: 'ascii',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'silent',
+    ...LMS_SCRIPT_BUILD,
   }).then(
     (result) => {
       const file = result.outputFiles[0]
