@@ -110,8 +110,8 @@ describeEachDatabase(
     for (const { version, golf, pages } of CASES) {
       test(`SCORM ${version} wrapper, ${golf}: played in the client LMS, completion and score reach both sides`, {
         timeout: TEST_TIMEOUT,
-        skip: skipReason,
-      }, async () => {
+      }, async (t) => {
+        if (!browser) return t.skip(skipReason)
         const dispatch = await dispatchFor(golf)
         const files = await wrapperFiles(dispatch.id, version)
         const path = lms.add({ files, version, learner: LEARNER })
@@ -212,8 +212,8 @@ describeEachDatabase(
 
     test('SCORM 2004 wrapper: leaving mid-course suspends in the LMS, and the next launch resumes there', {
       timeout: TEST_TIMEOUT,
-      skip: skipReason,
-    }, async () => {
+    }, async (t) => {
+      if (!browser) return t.skip(skipReason)
       const dispatch = await dispatchFor(GOLF_2004)
       const files = await wrapperFiles(dispatch.id, '2004')
       const first = lms.add({ files, version: '2004', learner: LEARNER })
@@ -264,8 +264,8 @@ describeEachDatabase(
 
     test('refused inside the wrapper: a disallowed LMS origin (also with a forged URL parameter), then a paused dispatch', {
       timeout: TEST_TIMEOUT,
-      skip: skipReason,
-    }, async () => {
+    }, async (t) => {
+      if (!browser) return t.skip(skipReason)
       const dispatch = await dispatchFor('singlescobasic.zip')
       const files = await wrapperFiles(dispatch.id, '1.2')
       const page = await (browser as TestBrowser).context.newPage()
