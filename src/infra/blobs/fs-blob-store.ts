@@ -1,12 +1,11 @@
 import { execFile } from 'node:child_process'
-import { createHash, randomBytes } from 'node:crypto'
-import { type BigIntStats, type Dirent, constants as fsConstants, writeFile } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { constants as fsConstants, writeFile } from 'node:fs'
 import {
   copyFile,
   type FileHandle,
   mkdir,
   open,
-  readdir,
   rename,
   rm,
   rmdir,
@@ -21,15 +20,9 @@ import { AppError } from '../../shared/app-error.ts'
 import { type Clock, systemClock } from '../../shared/clock.ts'
 import type { BlobMeta, BlobObject, BlobStore, PutOptions, UploadUrl } from './blob-store.ts'
 import { assertValidRange, clampRange } from './byte-range.ts'
+import { collision, errnoCode, isMissing, metaOf, readdirOrEmpty, walk } from './fs-files.ts'
 import { lengthGuard } from './length-guard.ts'
-import { lookupMimeType } from './mime-types.ts'
-import {
-  assertSafeKey,
-  keyProblem,
-  resolveSafePath,
-  splitSafePrefix,
-  TEMP_PREFIX,
-} from './safe-path.ts'
+import { assertSafeKey, resolveSafePath, splitSafePrefix, TEMP_PREFIX } from './safe-path.ts'
 import { assertValidUploadRequest, type UploadRequest } from './upload-request.ts'
 import { signUploadToken } from './upload-token.ts'
 
@@ -57,45 +50,6 @@ function readChunk(bytes: number): number {
 }
 const execFileAsync = promisify(execFile)
 const writeFileCallback = promisify(writeFile)
-
-function errnoCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | null)?.code
-}
-
-function isMissing(err: unknown): boolean {
-  const code = errnoCode(err)
-  return code === 'ENOENT' || code === 'ENOTDIR'
-}
-
-/** A file/directory clash (`a` stored, then `a/b`, or the reverse), which S3 would allow. */
-function collision(key: string, err: unknown): AppError | null {
-  const code = errnoCode(err)
-  if (code !== 'EISDIR' && code !== 'ENOTDIR' && code !== 'EEXIST' && code !== 'ENOTEMPTY') {
-    return null
-  }
-  return new AppError('conflict', `Blob key ${JSON.stringify(key)} collides with another key`, {
-    key,
-  })
-}
-
-/**
- * The ETag is derived from (device, inode, size, mtime in ns) rather than a content hash: no
- * sidecar files and no read of the bytes, and it is still strong because objects are never
- * written in place — every put renames a fresh file in, giving a new inode and mtime.
- */
-function metaOf(key: string, stats: BigIntStats): BlobMeta {
-  const identity = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`
-  const digest = createHash('sha256').update(identity).digest('base64url').slice(0, 27)
-  const meta: BlobMeta = {
-    key,
-    size: Number(stats.size),
-    etag: `"${digest}"`,
-    lastModified: new Date(Number(stats.mtimeMs)),
-  }
-  const contentType = lookupMimeType(key)
-  if (contentType) meta.contentType = contentType
-  return meta
-}
 
 /** Blobs as plain files under one root directory; keys map to relative paths. */
 export class FsBlobStore implements BlobStore {
@@ -370,29 +324,5 @@ export class FsBlobStore implements BlobStore {
       headers['Content-Length'] = String(options.contentLength)
     }
     return { url: `${this.#publicUrl}/uploads/${token}`, headers, expiresAt }
-  }
-}
-
-async function readdirOrEmpty(path: string): Promise<Dirent[]> {
-  try {
-    return await readdir(path, { withFileTypes: true })
-  } catch (err) {
-    if (isMissing(err)) return []
-    throw err
-  }
-}
-
-/** Regular files only: symlinks are not followed, temp files and unusable names are skipped. */
-async function* walk(
-  dirPath: string,
-  keyPrefix: string,
-  namePrefix: string,
-): AsyncIterable<string> {
-  for (const entry of await readdirOrEmpty(dirPath)) {
-    if (entry.name.startsWith(TEMP_PREFIX) || !entry.name.startsWith(namePrefix)) continue
-    const key = `${keyPrefix}${entry.name}`
-    if (keyProblem(key) !== null) continue
-    if (entry.isDirectory()) yield* walk(join(dirPath, entry.name), `${key}/`, '')
-    else if (entry.isFile()) yield key
   }
 }
