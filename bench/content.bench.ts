@@ -2,6 +2,7 @@
  * Content serving (`/c/{token}/{path}`) against nginx serving the same files from disk.
  * Target (content-serving issue): at least 70 % of nginx's requests/s on the mixed workload.
  *   node bench/content.bench.ts [seconds=10] [connections=50] [rounds=1]
+ *   BENCH_WORKLOADS=small,video to run only some of mixed, small, video.
  *
  * Our server runs in a child process (this file with `--serve`): the real content app on the
  * fs blob store, holding a package ingested through `createFromZip`. nginx, when
@@ -338,7 +339,11 @@ async function main(): Promise<void> {
     if (nginx) children.push(nginx.child)
     else console.log(`${NGINX} not found: measuring courseport only`)
 
-    const workloads: Workload[] = ['mixed', 'small', 'video']
+    const workloads = (process.env.BENCH_WORKLOADS?.split(',') ?? [
+      'mixed',
+      'small',
+      'video',
+    ]) as Workload[]
     const results: Record<string, unknown> = {}
     console.log(
       `${seconds} s per run, ${connections} connections, ${rounds} round(s), ${names.length} small files; load average ${loadavg()[0]?.toFixed(1)}`,

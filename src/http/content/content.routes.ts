@@ -11,6 +11,7 @@ import {
   setValidatorHeaders,
 } from './content-headers.ts'
 import { contentKey, parseContentTarget } from './content-path.ts'
+import { MEDIA_BLOCK_BYTES, MEDIA_CACHE_BYTES, readRangeFromBlocks } from './media-blocks.ts'
 import { evaluatePreconditions, hasPreconditions, ifRangeAllows } from './preconditions.ts'
 import { parseRangeHeader, type RangeRequest } from './range-header.ts'
 import { type CachedFile, metaOnly, readSmallBody, SmallFileCache } from './small-file.cache.ts'
@@ -30,8 +31,13 @@ interface Grant {
 
 export interface ContentRoutesOptions {
   ctx: AppContext
-  /** Small files kept in memory; `false` to always read the store. Default: `SmallFileCache` defaults. */
+  /**
+   * Small files kept in memory; `false` to always read the store (no media blocks either).
+   * Default: `SmallFileCache` defaults.
+   */
   cache?: SmallFileCache | false
+  /** Blocks of large files for ranges (media-blocks.ts); default 1 MiB blocks, 64 MiB in all. */
+  mediaBlocks?: SmallFileCache
 }
 
 function notFound(details?: unknown): AppError {
@@ -106,6 +112,16 @@ function sendFromMemory(
   return reply.code(206).send(bytes.subarray(served.start, end + 1))
 }
 
+function sendBlockRange(
+  reply: FastifyReply,
+  grant: Grant,
+  { file, start, end }: { file: CachedFile; start: number; end: number },
+): FastifyReply {
+  representationHeaders(reply, grant, file.meta)
+  reply.header('content-range', `bytes ${start}-${end}/${file.meta.size}`)
+  return reply.code(206).send(file.bytes)
+}
+
 /**
  * Hands the store's stream to Fastify, which pipes it and destroys it if the client goes away.
  * Every other way out must destroy it here: an fs body holds an open FileHandle, and Node 26
@@ -142,7 +158,11 @@ function sendStream(reply: FastifyReply, grant: Grant, object: BlobObject): Fast
  * (304), If-Range.
  */
 async function serveContent(
-  { ctx, cache }: { ctx: AppContext; cache: SmallFileCache | null },
+  {
+    ctx,
+    cache,
+    blocks,
+  }: { ctx: AppContext; cache: SmallFileCache | null; blocks: SmallFileCache | null },
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
@@ -184,6 +204,12 @@ async function serveContent(
   if (cached) return sendFromMemory(reply, grant, cached, range)
 
   const wanted = resolveRange(reply, range, meta?.size)
+  if (wanted && blocks) {
+    const read = await readRangeFromBlocks(ctx.blobs, blocks, grant.key, wanted, now.getTime())
+    if (read.kind === 'missing') throw notFound()
+    if (read.kind === 'unsatisfiable') throw unsatisfiable(reply, read.size)
+    if (read.kind === 'bytes') return sendBlockRange(reply, grant, read)
+  }
   const object = wanted ? await ctx.blobs.get(grant.key, wanted) : await ctx.blobs.get(grant.key)
   if (!object) throw notFound()
   if (!wanted && cache?.accepts(object.size)) {
@@ -204,9 +230,14 @@ export async function contentRoutes(
   app: FastifyInstance,
   options: ContentRoutesOptions,
 ): Promise<void> {
+  const memory = options.cache !== false
   const deps = {
     ctx: options.ctx,
     cache: options.cache === false ? null : (options.cache ?? new SmallFileCache()),
+    blocks: memory
+      ? (options.mediaBlocks ??
+        new SmallFileCache({ maxFileBytes: MEDIA_BLOCK_BYTES, maxTotalBytes: MEDIA_CACHE_BYTES }))
+      : null,
   }
   const handler = (request: FastifyRequest, reply: FastifyReply) =>
     serveContent(deps, request, reply)

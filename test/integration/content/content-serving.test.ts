@@ -348,4 +348,57 @@ describeEachDatabase('content serving /c/{token}/{path}', (database) => {
       await app.close()
     }
   })
+
+  test('ranges of large files come from blocks kept in memory; long and open-ended ones stream', async () => {
+    const blocks = new SmallFileCache({ maxFileBytes: 4096, maxTotalBytes: 1024 * 1024 })
+    const small = new SmallFileCache({ maxFileBytes: 1024 })
+    const { app, calls } = await recordedContentApp(t, small, blocks)
+    const jpg = file(JPG)
+    assert.ok(jpg.length > 3 * 4096)
+    const range = async (spec: string) => {
+      const res = await app.inject({
+        url: `/c/${token}/${JPG}`,
+        headers: { range: `bytes=${spec}` },
+      })
+      return { res, reads: calls.splice(0).length }
+    }
+    try {
+      const whole = await app.inject({ url: `/c/${token}/${JPG}` })
+      calls.splice(0)
+      const cases = [
+        { spec: '0-99', from: 0, to: 99, reads: 1 }, // block 0 read
+        { spec: '100-4095', from: 100, to: 4095, reads: 0 }, // inside block 0
+        { spec: '4000-4199', from: 4000, to: 4199, reads: 1 }, // block 1 read, 0 from memory
+        { spec: '4100-8000', from: 4100, to: 8000, reads: 0 },
+        { spec: '100-9000', from: 100, to: 9000, reads: 1 }, // three blocks: streamed
+        { spec: '100-', from: 100, to: jpg.length - 1, reads: 1 }, // open-ended: streamed
+        {
+          spec: `${jpg.length - 10}-${jpg.length + 50}`,
+          from: jpg.length - 10,
+          to: jpg.length - 1,
+          reads: 1,
+        },
+      ]
+      for (const c of cases) {
+        const { res, reads } = await range(c.spec)
+        assert.equal(res.statusCode, 206, c.spec)
+        assert.deepEqual(res.rawPayload, jpg.subarray(c.from, c.to + 1), c.spec)
+        assert.equal(res.headers['content-range'], `bytes ${c.from}-${c.to}/${jpg.length}`, c.spec)
+        assert.equal(res.headers['content-length'], String(c.to - c.from + 1), c.spec)
+        assert.equal(res.headers.etag, whole.headers.etag, c.spec)
+        assert.equal(res.headers['content-type'], whole.headers['content-type'], c.spec)
+        assert.equal(reads, c.reads, `${c.spec}: store reads`)
+      }
+      const beyond = await range(`${jpg.length}-`)
+      assert.equal(beyond.res.statusCode, 416)
+      assert.equal(beyond.res.headers['content-range'], `bytes */${jpg.length}`)
+      const missing = await app.inject({
+        url: `/c/${token}/HavingFun/nope.mp4`,
+        headers: { range: 'bytes=0-9' },
+      })
+      assert.equal(missing.statusCode, 404)
+    } finally {
+      await app.close()
+    }
+  })
 })

@@ -113,13 +113,17 @@ export function recordingStore(store: BlobStore): { store: BlobStore; calls: Sto
  * A second content app on the same context whose store reads are recorded: the real one, or
  * only the content routes with the given cache.
  */
-export async function recordedContentApp(t: TestApp, cache?: SmallFileCache) {
+export async function recordedContentApp(
+  t: TestApp,
+  cache?: SmallFileCache,
+  mediaBlocks?: SmallFileCache,
+) {
   const { store, calls } = recordingStore(t.ctx.blobs)
   const ctx = { ...t.ctx, blobs: store }
   if (!cache) return { app: await buildContentApp(ctx), calls }
   const app = Fastify({ routerOptions: { maxParamLength: 2048 } })
   registerErrorHandling(app)
-  await app.register(contentRoutes, { ctx, cache })
+  await app.register(contentRoutes, { ctx, cache, ...(mediaBlocks && { mediaBlocks }) })
   return { app, calls }
 }
 

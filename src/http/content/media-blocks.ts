@@ -1,0 +1,82 @@
+import type { BlobStore } from '../../infra/blobs/blob-store.ts'
+import {
+  type CachedFile,
+  metaOnly,
+  readSmallBody,
+  type SmallFileCache,
+} from './small-file.cache.ts'
+
+/** Block size of the media cache: players ask for video and audio in ranges about this big. */
+export const MEDIA_BLOCK_BYTES = 1024 * 1024
+/** Memory the media cache holds at most. */
+export const MEDIA_CACHE_BYTES = 64 * 1024 * 1024
+/** A range needing more blocks than this is streamed from the store instead. */
+const MAX_BLOCKS_PER_RANGE = 2
+
+export type BlockRead =
+  | { kind: 'bytes'; file: CachedFile; start: number; end: number }
+  | { kind: 'missing' }
+  | { kind: 'unsatisfiable'; size: number }
+  /** Too large a range for blocks (an open-ended `bytes=0-`): stream it. */
+  | { kind: 'stream' }
+
+/**
+ * Ranges of large files (video, audio) from fixed-size blocks kept in memory, in a
+ * `SmallFileCache` whose largest file is one block. Every learner of a course asks for the same
+ * ranges of the same media; from the fs store each costs an open, a read into a fresh buffer and
+ * a close, and from S3 a round trip. A block is keyed by blob key and index, and holds the
+ * file's metadata, so ranges, ETags and sizes come out exactly as from the store.
+ */
+export async function readRangeFromBlocks(
+  blobs: BlobStore,
+  blocks: SmallFileCache,
+  key: string,
+  wanted: { start: number; end?: number },
+  now: number,
+): Promise<BlockRead> {
+  const blockBytes = blocks.maxFileBytes
+  const first = Math.floor(wanted.start / blockBytes)
+  const head = await block(blobs, blocks, key, first, now)
+  if (head.kind !== 'bytes') return head
+  const { size } = head.file.meta
+  if (wanted.start >= size) return { kind: 'unsatisfiable', size }
+  const end = Math.min(wanted.end ?? size - 1, size - 1)
+  const last = Math.floor(end / blockBytes)
+  if (last - first + 1 > MAX_BLOCKS_PER_RANGE) return { kind: 'stream' }
+  const parts = [head.file.bytes]
+  for (let index = first + 1; index <= last; index++) {
+    const next = await block(blobs, blocks, key, index, now)
+    // The file changed under us (it never should: versions are immutable): let the store answer.
+    if (next.kind !== 'bytes' || next.file.meta.etag !== head.file.meta.etag) {
+      return { kind: 'stream' }
+    }
+    parts.push(next.file.bytes)
+  }
+  const offset = first * blockBytes
+  const joined = parts.length === 1 ? parts[0] : Buffer.concat(parts)
+  const bytes = (joined as Buffer).subarray(wanted.start - offset, end - offset + 1)
+  return { kind: 'bytes', file: { meta: head.file.meta, bytes }, start: wanted.start, end }
+}
+
+async function block(
+  blobs: BlobStore,
+  blocks: SmallFileCache,
+  key: string,
+  index: number,
+  now: number,
+): Promise<BlockRead> {
+  const blockKey = `${key}\u0000${index}`
+  const cached = blocks.get(blockKey, now)
+  if (cached) return { kind: 'bytes', file: cached, start: 0, end: cached.bytes.length - 1 }
+  const start = index * blocks.maxFileBytes
+  const object = await blobs.get(key, { start, end: start + blocks.maxFileBytes - 1 })
+  if (!object) return { kind: 'missing' }
+  if (object.unsatisfiable || !object.range) {
+    object.body.destroy()
+    return object.unsatisfiable ? { kind: 'unsatisfiable', size: object.size } : { kind: 'stream' }
+  }
+  const length = object.range.end - object.range.start + 1
+  const file = { meta: metaOnly(object), bytes: await readSmallBody(object.body, length) }
+  blocks.set(blockKey, file, now)
+  return { kind: 'bytes', file, start: 0, end: length - 1 }
+}
