@@ -7,17 +7,21 @@ import {
   SqliteDriver,
   type SqliteStatement,
 } from 'kysely'
+import { BACKSTOP_WAL_PAGES, startWalCheckpointer } from './wal-checkpointer.ts'
 
 /**
  * Kysely's SQLite dialect speaks the better-sqlite3 interface; this adapts `node:sqlite` to it
  * (DESIGN §1: no native addons).
  */
-function adapt(db: DatabaseSync): SqliteDatabase {
+function adapt(db: DatabaseSync, onClose: () => void): SqliteDatabase {
   // Kysely asks for a statement per query; the same SQL text recurs constantly (each query
   // shape compiles to one text), so prepared statements are kept, least recently used first out.
   const cache = new Map<string, SqliteStatement>()
   return {
-    close: () => db.close(),
+    close: () => {
+      onClose()
+      db.close()
+    },
     prepare(sql: string): SqliteStatement {
       const cached = cache.get(sql)
       if (cached) {
@@ -79,7 +83,10 @@ class NodeSqliteDialect extends SqliteDialect {
   }
 }
 
-/** Opens `path` (a file, or `:memory:`) in WAL mode with foreign keys on. */
+/**
+ * Opens `path` (a file, or `:memory:`) in WAL mode with foreign keys on; a file's WAL is
+ * checkpointed by a worker thread (wal-checkpointer.ts).
+ */
 export function createNodeSqliteDialect(path: string): SqliteDialect {
   return new NodeSqliteDialect(async () => {
     const db = new DatabaseSync(path)
@@ -87,6 +94,9 @@ export function createNodeSqliteDialect(path: string): SqliteDialect {
     db.exec('PRAGMA foreign_keys = ON')
     db.exec('PRAGMA busy_timeout = 10000')
     db.exec('PRAGMA synchronous = NORMAL')
-    return adapt(db)
+    if (path === ':memory:') return adapt(db, () => {})
+    db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_WAL_PAGES}`)
+    const checkpointer = startWalCheckpointer(path)
+    return adapt(db, () => checkpointer.stop())
   })
 }
