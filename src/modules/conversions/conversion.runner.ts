@@ -106,7 +106,7 @@ export class ConversionRunner {
       }
       throw err
     } finally {
-      await rm(workDir, { recursive: true, force: true })
+      await removeScratch(workDir)
     }
   }
 
@@ -218,6 +218,16 @@ export class ConversionRunner {
     })
     await blobs.delete(row.source_blob_key).catch(() => {})
     // A crashed last attempt on this machine left its files behind.
-    await rm(this.#workDir(row.id), { recursive: true, force: true })
+    await removeScratch(this.#workDir(row.id))
   }
+}
+
+/**
+ * Best effort: by now the job's outcome is recorded, and neither it nor a reader of the conversion
+ * may fail because scratch files could not go. A directory still being written to (ENOTEMPTY)
+ * gets a few retries. (A crashed attempt's LibreOffice has ended by the time its lease runs out:
+ * the lease outlives the render timeout.)
+ */
+async function removeScratch(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 }).catch(() => {})
 }

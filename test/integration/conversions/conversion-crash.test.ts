@@ -50,12 +50,14 @@ async function killMidRender(child: ChildProcess, jobId: string): Promise<void> 
   )
   assert.equal(process.kill(child.pid as number, 'SIGKILL'), true)
   await new Promise((r) => child.once('exit', r))
-  // The orphaned LibreOffice would finish (or hit its timeout) by itself; do not wait for it.
+  // The orphaned LibreOffice would hit its timeout by itself before the lease runs out; the test
+  // moves the clock past the lease at once, so it ends the orphans and waits until they are gone.
   for (const { pid } of processesMentioning(marker)) {
     try {
       process.kill(pid, 'SIGKILL')
     } catch {}
   }
+  await waitFor('the orphaned LibreOffice to end', () => processesMentioning(marker).length === 0)
 }
 
 describeEachDatabase('conversion worker crash', (database) => {
@@ -127,7 +129,7 @@ describeEachDatabase('conversion worker crash', (database) => {
     })
     assert.equal(await survivor.runOnce(), 0, 'nothing left to run')
     const job = await getConversion(t, tenant.testKey, id)
-    assert.equal(job.status, 'failed')
+    assert.equal(job.status, 'failed', JSON.stringify(job))
     assert.match(job.error, /interrupted .* given up/)
     assert.equal(job.package_id, null)
     assert.equal(
