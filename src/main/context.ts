@@ -4,6 +4,7 @@ import type { Config } from '../config.ts'
 import type { AppContext } from '../context.ts'
 import { createBlobStore } from '../infra/blobs/create-blob-store.ts'
 import { type Db, migrateToLatest, openDatabase } from '../infra/db/database.ts'
+import { createTransactionRunner } from '../infra/db/group-commit.ts'
 import { createHttpEgressClient } from '../infra/http-egress/index.ts'
 import { createSlideRenderer } from '../infra/office/index.ts'
 import { createQueue } from '../infra/queue/index.ts'
@@ -59,7 +60,12 @@ export async function createContext(
   const uploads = new UploadService({ db: db.kysely, blobs, clock, config, packages })
   const launches = new LaunchService({ db: db.kysely, clock, config })
   const sessions = new SessionService(db.kysely)
-  const runtime = new RuntimeService({ db: db.kysely, clock, config })
+  const runtime = new RuntimeService({
+    db: db.kysely,
+    commits: createTransactionRunner(db),
+    clock,
+    config,
+  })
   const hooks = options.webhooks ?? {}
   const webhookEgress = createHttpEgressClient({
     allowAddresses: [...config.egress.allowAddresses, ...(hooks.allowAddresses ?? [])],

@@ -30,12 +30,41 @@ export function signToken<T extends object>(
   return `${payload}.${mac(secret, purpose, payload)}`
 }
 
+/**
+ * Tokens whose MAC has been checked, per secret and purpose: a learner presents the same runtime
+ * or content token on every request of a sitting, and the HMAC is the costly part. Expiry is
+ * still checked on every use. Bounded; cleared when full.
+ */
+const verified = new Map<string, Map<string, { exp: number }>>()
+const VERIFIED_CACHE_SIZE = 20_000
+
 /** Checks the MAC in constant time before reading the claims, then the expiry. Never throws. */
 export function verifyToken<T extends object>(
   secret: string,
   purpose: TokenPurpose,
   token: string,
   now: Date,
+): VerifyResult<T> {
+  const cacheKey = `${purpose}\n${token}`
+  const known = verified.get(secret) ?? new Map<string, { exp: number }>()
+  const cached = known.get(cacheKey) as (T & { exp: number }) | undefined
+  const result = cached
+    ? ({ ok: true, claims: cached } as const)
+    : checkToken<T>(secret, purpose, token)
+  if (!result.ok) return result
+  if (now.getTime() >= result.claims.exp * 1000) return { ok: false, reason: 'expired' }
+  if (!cached) {
+    if (known.size === 0) verified.set(secret, known)
+    if (known.size >= VERIFIED_CACHE_SIZE) known.clear()
+    known.set(cacheKey, result.claims)
+  }
+  return result
+}
+
+function checkToken<T extends object>(
+  secret: string,
+  purpose: TokenPurpose,
+  token: string,
 ): VerifyResult<T> {
   const [payload, signature, extra] = token.split('.')
   if (!payload || !signature || extra !== undefined) return { ok: false, reason: 'malformed' }
@@ -57,7 +86,5 @@ export function verifyToken<T extends object>(
   ) {
     return { ok: false, reason: 'malformed' }
   }
-  const typed = claims as T & { exp: number }
-  if (now.getTime() >= typed.exp * 1000) return { ok: false, reason: 'expired' }
-  return { ok: true, claims: typed }
+  return { ok: true, claims: Object.freeze(claims) as T & { exp: number } }
 }

@@ -1,5 +1,5 @@
 import type { StoredManifest } from '../packages/package-ingest.ts'
-import type { ManifestItem } from '../scorm/manifest/index.ts'
+import type { ManifestItem, ManifestOrganization } from '../scorm/manifest/index.ts'
 
 /** One entry of the player's table of contents. */
 export interface CourseItem {
@@ -13,6 +13,16 @@ export interface CourseItem {
   launchable: boolean
   /** The manifest item, for building launch data (SCORM only). */
   manifestItem: ManifestItem | null
+}
+
+/** The organization a SCORM package plays: its default, else its first. */
+export function playedOrganization(manifest: StoredManifest): ManifestOrganization | undefined {
+  const scorm = manifest.scorm
+  if (!scorm) return undefined
+  return (
+    scorm.organizations.find((o) => o.identifier === scorm.defaultOrganization) ??
+    scorm.organizations[0]
+  )
 }
 
 /**
@@ -32,9 +42,7 @@ export function courseItems(manifest: StoredManifest): CourseItem[] {
       manifestItem: null,
     }))
   }
-  const organization =
-    scorm.organizations.find((o) => o.identifier === scorm.defaultOrganization) ??
-    scorm.organizations[0]
+  const organization = playedOrganization(manifest)
   const out: CourseItem[] = []
   const walk = (items: ManifestItem[], level: number) => {
     for (const item of items) {

@@ -45,7 +45,7 @@ export async function saveScoState(
     launched: 1,
     updated_at: at,
   }
-  await repo.upsertScoState(trx, row)
+  await (previous ? repo.updateScoState(trx, row) : repo.upsertScoState(trx, row))
   return [...states.filter((s) => s.item_id !== itemId), row]
 }
 

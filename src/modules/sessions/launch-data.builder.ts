@@ -28,6 +28,8 @@ export function buildLaunchData(input: {
   previous: PreviousRecord | null
   /** Another launch of this item already happened in the attempt (1.2 entry '' vs ab-initio). */
   launchedBefore: boolean
+  /** The current value of each shared data bucket (adl.data) that has one, by target id. */
+  sharedStores?: ReadonlyMap<string, string>
 }): LaunchData {
   const { item, previous, version } = input
   const resume = previous?.suspended === true
@@ -65,11 +67,15 @@ export function buildLaunchData(input: {
     ...(version === '2004' &&
       item &&
       item.sharedData.length > 0 && {
-        sharedData: item.sharedData.map((d) => ({
-          id: d.targetID,
-          readable: d.readSharedData,
-          writable: d.writeSharedData,
-        })),
+        sharedData: item.sharedData.map((d) => {
+          const store = d.readSharedData ? input.sharedStores?.get(d.targetID) : undefined
+          return {
+            id: d.targetID,
+            readable: d.readSharedData,
+            writable: d.writeSharedData,
+            ...(store !== undefined && { store }),
+          }
+        }),
       }),
     ...(resume && { values: previous?.carry ?? {} }),
   }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
+import type { TransactionRunner } from '../../infra/db/group-commit.ts'
 import type { Database, Executor } from '../../infra/db/schema.ts'
 import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
 import { AppError } from '../../shared/app-error.ts'
@@ -7,28 +8,24 @@ import type { Clock } from '../../shared/clock.ts'
 import { newId } from '../../shared/ids.ts'
 import { signToken, type TokenPurpose, verifyToken } from '../../shared/signed-token.ts'
 import type { StoredManifest } from '../packages/package-ingest.ts'
-import {
-  type DataModelOptions,
-  type Delta,
-  deltaPosition,
-  initialValues,
-  type LaunchData,
-  validateDelta,
-} from '../scorm/data-model/index.ts'
+import { type DataModelOptions, type Delta, initialValues } from '../scorm/data-model/index.ts'
 import { findTenant } from '../tenants/tenant.repository.ts'
 import { type CourseItem, courseItems, trackedItems } from './course-items.ts'
-import { finishDelivery, saveScoState } from './delivery-record.ts'
+import { finishDelivery } from './delivery-record.ts'
 import { buildLaunchData } from './launch-data.builder.ts'
-import { toSessionSummary } from './session.mapper.ts'
+import { RuntimeCommits } from './runtime-commits.ts'
 import * as repo from './session.repository.ts'
 import { mergeScoStatus, statusOfRow, updateSessionProgress } from './session-progress.ts'
 import { scoStatus } from './session-status.ts'
+import { readSharedData, sharedDataScope } from './shared-data.ts'
 
 /** Content and runtime tokens outlive any reasonable sitting (12 h). */
 const TOKEN_TTL_MS = 12 * 3600 * 1000
 
 export interface RuntimeServiceDeps {
   db: Kysely<Database>
+  /** Runs commits' writes (group commit on SQLite). */
+  commits: TransactionRunner
   clock: Clock
   config: Config
 }
@@ -80,8 +77,15 @@ export class RuntimeService {
   readonly #deps: RuntimeServiceDeps
   readonly #versions = new Map<string, VersionInfo>()
   readonly #settings = new Map<string, { options: DataModelOptions; until: number }>()
+  readonly #commits: RuntimeCommits
   constructor(deps: RuntimeServiceDeps) {
     this.#deps = deps
+    this.#commits = new RuntimeCommits({
+      runner: deps.commits,
+      clock: deps.clock,
+      load: (db, sessionId) => this.#load(db, sessionId),
+      options: (db, tenantId) => this.#options(db, tenantId),
+    })
   }
 
   async #versionInfo(db: Executor, versionId: string): Promise<VersionInfo> {
@@ -194,7 +198,16 @@ export class RuntimeService {
       }
       const states = await repo.findScoStates(trx, sessionId)
       const previous = states.find((s) => s.item_id === itemId)
+      const sharedStores = await readSharedData(
+        trx,
+        loaded.session,
+        sharedDataScope(loaded.manifest, loaded.session),
+        loaded.version === '2004'
+          ? (item.manifestItem?.sharedData ?? []).map((d) => d.targetID)
+          : [],
+      )
       const launchData = buildLaunchData({
+        sharedStores,
         version: loaded.version,
         learnerId: loaded.session.learner_id,
         learnerName: loaded.session.learner_name,
@@ -242,7 +255,7 @@ export class RuntimeService {
         launched: 1,
         updated_at: at,
       })
-      await repo.updateSession(trx, sessionId, { current_item_id: itemId, updated_at: at })
+      // Writes the current item with the progress (saveSessionProgress).
       await updateSessionProgress(
         trx,
         { ...loaded.session, current_item_id: itemId },
@@ -276,68 +289,6 @@ export class RuntimeService {
         'A commit needs delivery_id and a delta {seq, fromSeq, values, final}',
       )
     }
-    const deliveryId = body.delivery_id
-    const at = this.#deps.clock.now().toISOString()
-    return this.#deps.db.transaction().execute(async (trx) => {
-      const delivery = await repo.findDelivery(trx, sessionId, deliveryId)
-      if (!delivery) throw new AppError('not_found', `No delivery ${deliveryId} in this session`)
-      const lastSeq = Number(delivery.last_seq)
-      const position = deltaPosition(lastSeq, delta)
-      if (position === 'duplicate')
-        return { applied: false, last_seq: lastSeq, errors: [], ignored: [] }
-      if (position === 'gap') {
-        throw new AppError(
-          'sequence_gap',
-          `Commits after ${lastSeq} are missing; resend from there`,
-          {
-            last_seq: lastSeq,
-          },
-        )
-      }
-      if (delivery.ended_at) throw new AppError('invalid_state', 'This launch has already ended')
-      const loaded = await this.#load(trx, sessionId)
-      const launchData = JSON.parse(delivery.launch_data) as LaunchData
-      const states = await repo.findScoStates(trx, sessionId)
-      const row = states.find((s) => s.item_id === delivery.item_id)
-      const stored = {
-        version: loaded.version,
-        values: JSON.parse(row?.state ?? '{}') as Record<string, string>,
-      }
-      const result = validateDelta(loaded.version, delta, {
-        initial: launchData,
-        state: stored,
-        options: loaded.options,
-      })
-      const advanced = await repo.advanceDelivery(trx, delivery.id, lastSeq, delta.seq, {
-        updated_at: at,
-        ...(delta.final && { ended_at: at }),
-      })
-      if (!advanced)
-        throw new AppError(
-          'conflict',
-          'Another commit of this launch was applied at the same time; retry',
-        )
-      const session = delta.final
-        ? await finishDelivery(trx, loaded, states, delivery.item_id, at, result.state.values)
-        : await updateSessionProgress(trx, loaded.session, {
-            itemCount: loaded.trackedCount,
-            at,
-            scos: await saveScoState(
-              trx,
-              loaded,
-              states,
-              delivery.item_id,
-              result.state.values,
-              at,
-            ),
-          })
-      return {
-        applied: true,
-        last_seq: delta.seq,
-        errors: result.errors,
-        ignored: result.ignored,
-        session: toSessionSummary(session),
-      }
-    })
+    return this.#commits.commit(sessionId, body.delivery_id, delta)
   }
 }

@@ -102,7 +102,6 @@ export async function updateSessionProgress(
     await event('session.failed')
   }
   if (input.ended?.suspended && !reachedCompletion) await event('session.suspended')
-  const { id, tenant_id, mode, ...changes } = next
-  await repo.updateSession(trx, id, changes)
+  await repo.saveSessionProgress(trx, next)
   return next
 }

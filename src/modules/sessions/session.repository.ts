@@ -1,3 +1,4 @@
+import { preparedQuery } from '../../infra/db/prepared-query.ts'
 import type { Executor } from '../../infra/db/schema.ts'
 import type {
   ScoDeliveriesTable,
@@ -25,11 +26,15 @@ export async function findSession(
 }
 
 /** For runtime calls, whose signed token already names the session (and so its tenant). */
+const sessionById = preparedQuery((db, p: { id: string }) =>
+  db.selectFrom('sessions').selectAll().where('id', '=', p.id),
+)
+
 export async function findSessionForRuntime(
   db: Executor,
   id: string,
 ): Promise<SessionsTable | undefined> {
-  return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst()
+  return sessionById.first(db, { id })
 }
 
 export async function findOpenSession(
@@ -76,8 +81,12 @@ export async function updateSession(
   await db.updateTable('sessions').set(changes).where('id', '=', id).execute()
 }
 
+const scoStatesOfSession = preparedQuery((db, p: { sessionId: string }) =>
+  db.selectFrom('sco_states').selectAll().where('session_id', '=', p.sessionId),
+)
+
 export async function findScoStates(db: Executor, sessionId: string): Promise<ScoStatesTable[]> {
-  return db.selectFrom('sco_states').selectAll().where('session_id', '=', sessionId).execute()
+  return scoStatesOfSession.all(db, { sessionId })
 }
 
 export async function upsertScoState(db: Executor, row: ScoStatesTable): Promise<void> {
@@ -89,21 +98,79 @@ export async function upsertScoState(db: Executor, row: ScoStatesTable): Promise
     .execute()
 }
 
+const writeScoState = preparedQuery((db, p: ScoStatesTable) =>
+  db
+    .updateTable('sco_states')
+    .set({
+      state: p.state,
+      carry: p.carry,
+      completion_status: p.completion_status,
+      success_status: p.success_status,
+      score_scaled: p.score_scaled,
+      score_raw: p.score_raw,
+      score_min: p.score_min,
+      score_max: p.score_max,
+      progress_measure: p.progress_measure,
+      total_time: p.total_time,
+      suspended: p.suspended,
+      launched: p.launched,
+      updated_at: p.updated_at,
+    })
+    .where('session_id', '=', p.session_id)
+    .where('item_id', '=', p.item_id),
+)
+
+/** Rewrites an existing SCO row (the commit path: one fixed statement, compiled once). */
+export async function updateScoState(db: Executor, row: ScoStatesTable): Promise<void> {
+  await writeScoState.run(db, row)
+}
+
+const writeProgress = preparedQuery((db, p: SessionsTable) =>
+  db
+    .updateTable('sessions')
+    .set({
+      completion_status: p.completion_status,
+      success_status: p.success_status,
+      score_scaled: p.score_scaled,
+      score_raw: p.score_raw,
+      score_min: p.score_min,
+      score_max: p.score_max,
+      progress_percent: p.progress_percent,
+      session_time: p.session_time,
+      time_spent_seconds: p.time_spent_seconds,
+      suspended: p.suspended,
+      current_item_id: p.current_item_id,
+      updated_at: p.updated_at,
+      completed_at: p.completed_at,
+      completed_event_at: p.completed_event_at,
+      failed_event_at: p.failed_event_at,
+    })
+    .where('id', '=', p.id),
+)
+
+/** Writes the runtime's columns of a session (progress, scores, time, current item). */
+export async function saveSessionProgress(db: Executor, row: SessionsTable): Promise<void> {
+  await writeProgress.run(db, row)
+}
+
 export async function insertDelivery(db: Executor, row: ScoDeliveriesTable): Promise<void> {
   await db.insertInto('sco_deliveries').values(row).execute()
 }
+
+const deliveryOfSession = preparedQuery((db, p: { sessionId: string; id: string }) =>
+  db
+    .selectFrom('sco_deliveries')
+    .selectAll()
+    .where('session_id', '=', p.sessionId)
+    .where('id', '=', p.id),
+)
 
 export async function findDelivery(
   db: Executor,
   sessionId: string,
   id: string,
 ): Promise<ScoDeliveriesTable | undefined> {
-  return db
-    .selectFrom('sco_deliveries')
-    .selectAll()
-    .where('session_id', '=', sessionId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+  return deliveryOfSession.first(db, { sessionId, id })
 }
 
 export async function openDeliveries(
@@ -134,21 +201,25 @@ export async function countDeliveries(
 }
 
 /**
- * Advances a delivery's sequence number only if it is still where the caller read it
- * (compare-and-set): two racing commits cannot both apply.
+ * Advances an open delivery's sequence number only if it is still where the caller read it
+ * (compare-and-set): two racing commits cannot both apply, and none applies to an ended one.
  */
+const advanceOpenDelivery = preparedQuery(
+  (db, p: { id: string; from: number; to: number; ended_at: string | null; updated_at: string }) =>
+    db
+      .updateTable('sco_deliveries')
+      .set({ last_seq: p.to, ended_at: p.ended_at, updated_at: p.updated_at })
+      .where('id', '=', p.id)
+      .where('last_seq', '=', p.from)
+      .where('ended_at', 'is', null),
+)
+
 export async function advanceDelivery(
   db: Executor,
   id: string,
   from: number,
   to: number,
-  changes: { ended_at?: string | null; updated_at: string },
+  changes: { ended_at: string | null; updated_at: string },
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('sco_deliveries')
-    .set({ last_seq: to, ...changes })
-    .where('id', '=', id)
-    .where('last_seq', '=', from)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
+  return (await advanceOpenDelivery.run(db, { id, from, to, ...changes })) === 1
 }

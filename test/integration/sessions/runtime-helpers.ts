@@ -10,7 +10,12 @@ import { fixture } from '../../helpers/fixtures.ts'
 import { multipartFile } from '../../helpers/multipart.ts'
 
 export async function uploadGolf(t: TestApp, key: string, file: string): Promise<string> {
-  const { payload, headers } = multipartFile(fixture('scorm', 'golf', file))
+  return uploadZip(t, key, fixture('scorm', 'golf', file))
+}
+
+/** Uploads a package zip; returns the new package's id. */
+export async function uploadZip(t: TestApp, key: string, zip: Buffer): Promise<string> {
+  const { payload, headers } = multipartFile(zip)
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/v1/packages/upload',

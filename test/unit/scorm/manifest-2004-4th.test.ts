@@ -115,7 +115,7 @@ describe('SCORM 2004 4th Edition manifest (hand-written)', () => {
     assert.deepEqual(pre?.hideLmsUi, ['continue', 'suspendAll'])
     assert.deepEqual(pre?.sharedData, [
       { targetID: 'notes', readSharedData: true, writeSharedData: true },
-      { targetID: 'prefs', readSharedData: false, writeSharedData: false },
+      { targetID: 'prefs', readSharedData: false, writeSharedData: true },
     ])
   })
 

@@ -15,6 +15,8 @@ test('a token verifies for its purpose until it expires', () => {
 
 test('another purpose, another secret or any changed character is refused', () => {
   const token = signToken(secret, 'launch', { s: 'ses_1' }, later)
+  // Verified (and remembered) for its own purpose first: that must not help it anywhere else.
+  assert.equal(verifyToken(secret, 'launch', token, now).ok, true)
   assert.deepEqual(verifyToken(secret, 'content', token, now), {
     ok: false,
     reason: 'bad_signature',

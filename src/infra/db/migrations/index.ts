@@ -6,6 +6,7 @@ import { sessionsMigration } from './0003-sessions.ts'
 import { webhooksMigration } from './0004-webhooks.ts'
 import { conversionsMigration } from './0005-conversions.ts'
 import { dispatchesMigration } from './0006-dispatches.ts'
+import { sharedDataMigration } from './0007-shared-data.ts'
 
 /**
  * Migrations are listed here in order, so they are bundled with the code instead of being
@@ -21,6 +22,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0004-webhooks': webhooksMigration(dialect),
         '0005-conversions': conversionsMigration(dialect),
         '0006-dispatches': dispatchesMigration(dialect),
+        '0007-shared-data': sharedDataMigration(dialect),
       }
     },
   }

@@ -92,10 +92,25 @@ export interface UsageCountersTable {
   active_learners: number
 }
 
+/**
+ * One SCORM 2004 shared data bucket (adl.data, adlcp:data/adlcp:map): `scope` is
+ * `learner:{learner_id}` when the organization shares data system-wide (the default), else
+ * `session:{session_id}` (this attempt only).
+ */
+export interface SharedDataTable {
+  tenant_id: string
+  mode: Mode
+  scope: string
+  target_id: string
+  store: string
+  updated_at: string
+}
+
 export interface SessionTables {
   sessions: SessionsTable
   sco_states: ScoStatesTable
   sco_deliveries: ScoDeliveriesTable
   usage_learners: UsageLearnersTable
   usage_counters: UsageCountersTable
+  shared_data: SharedDataTable
 }

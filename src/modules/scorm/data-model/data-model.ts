@@ -44,8 +44,24 @@ const TREES: Record<ScormVersion, TreeNode> = {
   '2004': compileTable(ELEMENTS_2004),
 }
 
+/**
+ * Element names recur constantly (every commit re-reads the stored values), so resolutions are
+ * remembered; a resolution is never modified by its users. Bounded: cleared when full.
+ */
+const RESOLVED: Record<ScormVersion, Map<string, Resolved>> = {
+  '1.2': new Map(),
+  '2004': new Map(),
+}
+const RESOLVED_CACHE_SIZE = 20_000
+
 export function resolve(version: ScormVersion, element: string): Resolved {
-  return resolveElement(TREES[version], element)
+  const known = RESOLVED[version]
+  const cached = known.get(element)
+  if (cached) return cached
+  const resolved = resolveElement(TREES[version], element)
+  if (known.size >= RESOLVED_CACHE_SIZE) known.clear()
+  known.set(element, resolved)
+  return resolved
 }
 
 /**

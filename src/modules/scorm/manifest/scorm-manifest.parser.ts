@@ -96,7 +96,8 @@ function sharedData(item: XmlElement): SharedDataMap[] {
   return childrenNamed(data, 'map').map((m) => ({
     targetID: attr(m, 'targetID') ?? '',
     readSharedData: attr(m, 'readSharedData') !== 'false',
-    writeSharedData: attr(m, 'writeSharedData') === 'true',
+    // Both default to true (CAM 4th Ed.; ADL's DDM test writes through maps that set neither).
+    writeSharedData: attr(m, 'writeSharedData') !== 'false',
   }))
 }
 

@@ -1,0 +1,80 @@
+import type { ScoStatesTable } from '../../infra/db/tables/sessions.ts'
+import type { LaunchData } from '../scorm/data-model/index.ts'
+import type { Loaded } from './runtime.service.ts'
+
+/**
+ * What a commit needs to know about an open delivery: the rows it read and wrote last time.
+ * Between commits nothing else writes them — a delivery's SCO row and the session's progress
+ * change only through the delivery's own commits, and anything that starts another delivery
+ * of the session ends this one first — so the next commit can start from here instead of
+ * reading them again. The delivery's compare-and-set on `last_seq` (open, at `lastSeq`) is what
+ * proves an entry current: if it fails, the entry is dropped and the rows are read afresh.
+ */
+export interface LiveDelivery {
+  readonly deliveryId: string
+  readonly itemId: string
+  readonly lastSeq: number
+  readonly launchData: LaunchData
+  /** The session and its package version as of `lastSeq`. */
+  readonly loaded: Loaded
+  /** The session's SCO rows as of `lastSeq`. */
+  readonly states: ScoStatesTable[]
+  /** The delivery's data-model values as of `lastSeq` (parsed `state` of its SCO row). */
+  readonly values: Readonly<Record<string, string>>
+}
+
+/** Open deliveries remembered at most (oldest forgotten first); a forgotten one is reread. */
+const DEFAULT_CAPACITY = 5_000
+/** Characters of runtime data remembered at most (suspend data can be 64 000 per SCO). */
+const DEFAULT_MAX_CHARS = 32 * 1024 * 1024
+
+/** Roughly what an entry holds: its rows' JSON, and the parsed values of its own SCO. */
+function weight(entry: LiveDelivery): number {
+  let chars = 0
+  for (const row of entry.states) chars += row.state.length + row.carry.length
+  const own = entry.states.find((row) => row.item_id === entry.itemId)
+  return chars + (own?.state.length ?? 0)
+}
+
+export class LiveDeliveries {
+  readonly #entries = new Map<string, { entry: LiveDelivery; weight: number }>()
+  readonly #capacity: number
+  readonly #maxChars: number
+  #chars = 0
+
+  constructor(capacity = DEFAULT_CAPACITY, maxChars = DEFAULT_MAX_CHARS) {
+    this.#capacity = capacity
+    this.#maxChars = maxChars
+  }
+
+  get(deliveryId: string): LiveDelivery | undefined {
+    return this.#entries.get(deliveryId)?.entry
+  }
+
+  /** Keeps `entry` unless a later state of the same delivery is already kept. */
+  remember(entry: LiveDelivery): void {
+    const known = this.#entries.get(entry.deliveryId)
+    if (known && known.entry.lastSeq >= entry.lastSeq) return
+    this.forget(entry.deliveryId)
+    const kept = { entry, weight: weight(entry) }
+    if (kept.weight > this.#maxChars) return
+    for (const oldest of this.#entries.keys()) {
+      if (this.#entries.size < this.#capacity && this.#chars + kept.weight <= this.#maxChars) break
+      this.forget(oldest)
+    }
+    this.#entries.set(entry.deliveryId, kept)
+    this.#chars += kept.weight
+  }
+
+  forget(deliveryId: string): void {
+    const known = this.#entries.get(deliveryId)
+    if (!known) return
+    this.#entries.delete(deliveryId)
+    this.#chars -= known.weight
+  }
+
+  /** Entries kept, and the characters of runtime data they hold. */
+  get size(): { entries: number; chars: number } {
+    return { entries: this.#entries.size, chars: this.#chars }
+  }
+}

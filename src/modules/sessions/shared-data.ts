@@ -1,0 +1,65 @@
+import type { Executor } from '../../infra/db/schema.ts'
+import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
+import type { StoredManifest } from '../packages/package-ingest.ts'
+import { playedOrganization } from './course-items.ts'
+
+/**
+ * SCORM 2004 shared data (adl.data): buckets named by the manifest's adlcp:map targetID, which
+ * every SCO mapping the same id reads at launch and may write. They are the learner's across
+ * all courses (adlcp:sharedDataGlobalToSystem, default true), or this attempt's only.
+ */
+export function sharedDataScope(manifest: StoredManifest, session: SessionsTable): string {
+  return playedOrganization(manifest)?.sharedDataGlobalToSystem === false
+    ? `session:${session.id}`
+    : `learner:${session.learner_id}`
+}
+
+/** The stored value of each bucket that has one. */
+export async function readSharedData(
+  db: Executor,
+  session: SessionsTable,
+  scope: string,
+  targetIds: string[],
+): Promise<Map<string, string>> {
+  if (targetIds.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('shared_data')
+    .select(['target_id', 'store'])
+    .where('tenant_id', '=', session.tenant_id)
+    .where('mode', '=', session.mode)
+    .where('scope', '=', scope)
+    .where('target_id', 'in', targetIds)
+    .execute()
+  return new Map(rows.map((r) => [r.target_id, r.store]))
+}
+
+const STORE_ELEMENT = /^adl\.data\.(\d+)\.store$/
+
+/**
+ * Writes the buckets a commit stored into: `accepted` are the values the data model took
+ * (write permission already checked), `values` the SCO's full record (for each index's id).
+ */
+export async function writeSharedData(
+  db: Executor,
+  session: SessionsTable,
+  scope: string,
+  accepted: Readonly<Record<string, string>>,
+  values: Readonly<Record<string, string>>,
+  at: string,
+): Promise<void> {
+  for (const [element, store] of Object.entries(accepted)) {
+    const index = STORE_ELEMENT.exec(element)?.[1]
+    const targetId = index === undefined ? undefined : values[`adl.data.${index}.id`]
+    if (targetId === undefined) continue
+    const row = { tenant_id: session.tenant_id, mode: session.mode, scope, target_id: targetId }
+    await db
+      .insertInto('shared_data')
+      .values({ ...row, store, updated_at: at })
+      .onConflict((oc) =>
+        oc
+          .columns(['tenant_id', 'mode', 'scope', 'target_id'])
+          .doUpdateSet({ store, updated_at: at }),
+      )
+      .execute()
+  }
+}

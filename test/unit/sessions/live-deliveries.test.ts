@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { ScoStatesTable } from '../../../src/infra/db/tables/sessions.ts'
+import { LiveDeliveries, type LiveDelivery } from '../../../src/modules/sessions/live-deliveries.ts'
+
+function delivery(id: string, lastSeq: number, stateChars = 10): LiveDelivery {
+  const row = { item_id: 'sco', state: 'x'.repeat(stateChars), carry: '{}' } as ScoStatesTable
+  return {
+    deliveryId: id,
+    itemId: 'sco',
+    lastSeq,
+    launchData: { learnerId: 'l', learnerName: 'L' },
+    loaded: {} as LiveDelivery['loaded'],
+    states: [row],
+    values: {},
+  }
+}
+
+test('a later state of a delivery replaces an earlier one, never the other way round', () => {
+  const live = new LiveDeliveries()
+  live.remember(delivery('a', 3))
+  live.remember(delivery('a', 2))
+  assert.equal(live.get('a')?.lastSeq, 3)
+  live.remember(delivery('a', 4))
+  assert.equal(live.get('a')?.lastSeq, 4)
+  live.forget('a')
+  assert.equal(live.get('a'), undefined)
+  assert.deepEqual(live.size, { entries: 0, chars: 0 })
+})
+
+test('the oldest deliveries are forgotten beyond the entry or character bound', () => {
+  const byCount = new LiveDeliveries(2)
+  for (const id of ['a', 'b', 'c']) byCount.remember(delivery(id, 1))
+  assert.deepEqual(
+    ['a', 'b', 'c'].map((id) => byCount.get(id) !== undefined),
+    [false, true, true],
+  )
+  // Each entry weighs its rows' JSON plus its own SCO's values: 2 × 100 + 2 characters here.
+  const byChars = new LiveDeliveries(100, 500)
+  for (const id of ['a', 'b', 'c']) byChars.remember(delivery(id, 1, 100))
+  assert.deepEqual(
+    ['a', 'b', 'c'].map((id) => byChars.get(id) !== undefined),
+    [false, true, true],
+  )
+  assert.deepEqual(byChars.size, { entries: 2, chars: 404 })
+  byChars.remember(delivery('huge', 1, 1000))
+  assert.equal(byChars.get('huge'), undefined, 'an entry larger than the bound is not kept')
+  assert.equal(byChars.size.entries, 2)
+})
