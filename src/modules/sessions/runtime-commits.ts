@@ -9,7 +9,7 @@ import {
   type LaunchData,
   validateDelta,
 } from '../scorm/data-model/index.ts'
-import { finishDelivery, saveScoState } from './delivery-record.ts'
+import { finishDelivery, lastAppliedSeq, saveScoState } from './delivery-record.ts'
 import { LiveDeliveries, type LiveDelivery } from './live-deliveries.ts'
 import type { Loaded } from './runtime.service.ts'
 import { toSessionSummary } from './session.mapper.ts'
@@ -39,8 +39,9 @@ interface Outcome {
  * Applying commits (docs/runtime-protocol.md): idempotent by sequence number, re-validated by
  * the data model, written in one transaction with the session's progress and events. A commit
  * that continues an open delivery's chain starts from what the previous commit left
- * (LiveDeliveries) and proves it current with the delivery's compare-and-set; anything else —
- * a duplicate, a gap, another process's commit in between — rereads the rows.
+ * (LiveDeliveries) and proves it current with the compare-and-set in its SCO row's UPDATE (the
+ * row names the open delivery and its last applied commit); anything else — a duplicate, a gap,
+ * another process's commit in between — rereads the rows.
  */
 export class RuntimeCommits {
   readonly #deps: RuntimeCommitsDeps
@@ -85,7 +86,9 @@ export class RuntimeCommits {
   ): Promise<Outcome> {
     const delivery = await repo.findDelivery(trx, sessionId, deliveryId)
     if (!delivery) throw new AppError('not_found', `No delivery ${deliveryId} in this session`)
-    const lastSeq = Number(delivery.last_seq)
+    const states = await repo.findScoStates(trx, sessionId)
+    const row = states.find((s) => s.item_id === delivery.item_id)
+    const lastSeq = lastAppliedSeq(delivery, row)
     const position = deltaPosition(lastSeq, delta)
     if (position === 'duplicate') {
       return { answer: { applied: false, last_seq: lastSeq, errors: [], ignored: [] } }
@@ -99,10 +102,10 @@ export class RuntimeCommits {
         },
       )
     }
-    if (delivery.ended_at) throw new AppError('invalid_state', 'This launch has already ended')
+    if (delivery.ended_at || row?.delivery_id !== delivery.id) {
+      throw new AppError('invalid_state', 'This launch has already ended')
+    }
     const loaded = await this.#deps.load(trx, sessionId)
-    const states = await repo.findScoStates(trx, sessionId)
-    const row = states.find((s) => s.item_id === delivery.item_id)
     const live: LiveDelivery = {
       deliveryId,
       itemId: delivery.item_id,
@@ -125,8 +128,9 @@ export class RuntimeCommits {
 
 /**
  * Validates `delta` against the delivery's values and writes it, if the delivery is still open
- * at `live.lastSeq`; null when it is not (the caller rereads). The answer, and the delivery as it
- * now is — null once the delta ended it.
+ * at `live.lastSeq` (the SCO row's compare-and-set comes first, so nothing is written when it
+ * fails); null when it is not (the caller rereads). The answer, and the delivery as it now is —
+ * null once the delta ended it.
  */
 async function apply(
   trx: Executor,
@@ -140,28 +144,31 @@ async function apply(
     state: { version: loaded.version, values: live.values },
     options: loaded.options,
   })
-  const advanced = await repo.advanceDelivery(trx, live.deliveryId, live.lastSeq, delta.seq, {
-    updated_at: at,
-    ended_at: delta.final ? at : null,
-  })
-  if (!advanced) return null
   const values = result.state.values
-  if (loaded.version === '2004') {
-    const scope = sharedDataScope(loaded.manifest, loaded.session)
-    await writeSharedData(trx, loaded.session, scope, result.accepted, values, at)
-  }
+  const commit = { expected: { deliveryId: live.deliveryId, seq: live.lastSeq }, seq: delta.seq }
   let next: LiveDelivery | null = null
   let session: Loaded['session']
   if (delta.final) {
-    session = await finishDelivery(trx, loaded, live.states, live.itemId, at, values)
+    const { states, itemId } = live
+    const finished = await finishDelivery(trx, loaded, states, itemId, at, values, commit)
+    if (!finished) return null
+    await repo.endDelivery(trx, live.deliveryId, delta.seq, at)
+    session = finished
   } else {
-    const states = await saveScoState(trx, loaded, live.states, live.itemId, values, at)
+    const states = await saveScoState(trx, loaded, live.states, live.itemId, values, at, {
+      commit,
+    })
+    if (!states) return null
     session = await updateSessionProgress(trx, loaded.session, {
       itemCount: loaded.trackedCount,
       at,
       scos: states,
     })
     next = { ...live, lastSeq: delta.seq, loaded: { ...loaded, session }, states, values }
+  }
+  if (loaded.version === '2004') {
+    const scope = sharedDataScope(loaded.manifest, loaded.session)
+    await writeSharedData(trx, loaded.session, scope, result.accepted, values, at)
   }
   return {
     answer: {

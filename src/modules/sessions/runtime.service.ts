@@ -11,7 +11,7 @@ import type { StoredManifest } from '../packages/package-ingest.ts'
 import { type DataModelOptions, type Delta, initialValues } from '../scorm/data-model/index.ts'
 import { findTenant } from '../tenants/tenant.repository.ts'
 import { type CourseItem, courseItems, trackedItems } from './course-items.ts'
-import { finishDelivery } from './delivery-record.ts'
+import { finishDelivery, lastAppliedSeq } from './delivery-record.ts'
 import { buildLaunchData } from './launch-data.builder.ts'
 import { RuntimeCommits } from './runtime-commits.ts'
 import * as repo from './session.repository.ts'
@@ -189,12 +189,9 @@ export class RuntimeService {
         throw new AppError('not_found', `No launchable item ${itemId} in this course`)
       for (const open of await repo.openDeliveries(trx, sessionId)) {
         const current = await repo.findScoStates(trx, sessionId)
+        const row = current.find((s) => s.item_id === open.item_id)
+        await repo.endDelivery(trx, open.id, lastAppliedSeq(open, row), at)
         loaded.session = await finishDelivery(trx, loaded, current, open.item_id, at)
-        await trx
-          .updateTable('sco_deliveries')
-          .set({ ended_at: at, updated_at: at })
-          .where('id', '=', open.id)
-          .execute()
       }
       const states = await repo.findScoStates(trx, sessionId)
       const previous = states.find((s) => s.item_id === itemId)
@@ -253,6 +250,8 @@ export class RuntimeService {
         total_time: previous?.total_time ?? null,
         suspended: 0,
         launched: 1,
+        delivery_id: deliveryId,
+        delivery_seq: 0,
         updated_at: at,
       })
       // Writes the current item with the progress (saveSessionProgress).

@@ -98,31 +98,69 @@ export async function upsertScoState(db: Executor, row: ScoStatesTable): Promise
     .execute()
 }
 
+/** A SCO row's columns as the runtime writes them (everything but its keys). */
+function scoStateColumns(p: ScoStatesTable) {
+  return {
+    state: p.state,
+    carry: p.carry,
+    completion_status: p.completion_status,
+    success_status: p.success_status,
+    score_scaled: p.score_scaled,
+    score_raw: p.score_raw,
+    score_min: p.score_min,
+    score_max: p.score_max,
+    progress_measure: p.progress_measure,
+    total_time: p.total_time,
+    suspended: p.suspended,
+    launched: p.launched,
+    delivery_id: p.delivery_id,
+    delivery_seq: p.delivery_seq,
+    updated_at: p.updated_at,
+  }
+}
+
 const writeScoState = preparedQuery((db, p: ScoStatesTable) =>
   db
     .updateTable('sco_states')
-    .set({
-      state: p.state,
-      carry: p.carry,
-      completion_status: p.completion_status,
-      success_status: p.success_status,
-      score_scaled: p.score_scaled,
-      score_raw: p.score_raw,
-      score_min: p.score_min,
-      score_max: p.score_max,
-      progress_measure: p.progress_measure,
-      total_time: p.total_time,
-      suspended: p.suspended,
-      launched: p.launched,
-      updated_at: p.updated_at,
-    })
+    .set(scoStateColumns(p))
     .where('session_id', '=', p.session_id)
     .where('item_id', '=', p.item_id),
 )
 
-/** Rewrites an existing SCO row (the commit path: one fixed statement, compiled once). */
+/** Rewrites an existing SCO row (one fixed statement, compiled once). */
 export async function updateScoState(db: Executor, row: ScoStatesTable): Promise<void> {
   await writeScoState.run(db, row)
+}
+
+/** Where a commit expects the SCO's open delivery to be: its id and last applied sequence. */
+export interface DeliveryPosition {
+  deliveryId: string
+  seq: number
+}
+
+const advanceScoStateQuery = preparedQuery(
+  (db, p: ScoStatesTable & { expected_delivery_id: string; expected_seq: number }) =>
+    db
+      .updateTable('sco_states')
+      .set(scoStateColumns(p))
+      .where('session_id', '=', p.session_id)
+      .where('item_id', '=', p.item_id)
+      .where('delivery_id', '=', p.expected_delivery_id)
+      .where('delivery_seq', '=', p.expected_seq),
+)
+
+/**
+ * Writes a commit's SCO row only if the delivery is still open on it at the expected sequence
+ * (compare-and-set): two racing commits cannot both apply, and none applies to a delivery that
+ * has ended or been replaced. False when the row was not there.
+ */
+export async function advanceScoState(
+  db: Executor,
+  row: ScoStatesTable,
+  expected: DeliveryPosition,
+): Promise<boolean> {
+  const params = { ...row, expected_delivery_id: expected.deliveryId, expected_seq: expected.seq }
+  return (await advanceScoStateQuery.run(db, params)) === 1
 }
 
 const writeProgress = preparedQuery((db, p: SessionsTable) =>
@@ -200,26 +238,17 @@ export async function countDeliveries(
   return Number(row?.n ?? 0)
 }
 
-/**
- * Advances an open delivery's sequence number only if it is still where the caller read it
- * (compare-and-set): two racing commits cannot both apply, and none applies to an ended one.
- */
-const advanceOpenDelivery = preparedQuery(
-  (db, p: { id: string; from: number; to: number; ended_at: string | null; updated_at: string }) =>
-    db
-      .updateTable('sco_deliveries')
-      .set({ last_seq: p.to, ended_at: p.ended_at, updated_at: p.updated_at })
-      .where('id', '=', p.id)
-      .where('last_seq', '=', p.from)
-      .where('ended_at', 'is', null),
-)
-
-export async function advanceDelivery(
+/** Ends an open delivery, recording the last commit it applied. */
+export async function endDelivery(
   db: Executor,
   id: string,
-  from: number,
-  to: number,
-  changes: { ended_at: string | null; updated_at: string },
-): Promise<boolean> {
-  return (await advanceOpenDelivery.run(db, { id, from, to, ...changes })) === 1
+  lastSeq: number,
+  at: string,
+): Promise<void> {
+  await db
+    .updateTable('sco_deliveries')
+    .set({ last_seq: lastSeq, ended_at: at, updated_at: at })
+    .where('id', '=', id)
+    .where('ended_at', 'is', null)
+    .execute()
 }

@@ -7,6 +7,7 @@ import { webhooksMigration } from './0004-webhooks.ts'
 import { conversionsMigration } from './0005-conversions.ts'
 import { dispatchesMigration } from './0006-dispatches.ts'
 import { sharedDataMigration } from './0007-shared-data.ts'
+import { scoDeliverySeqMigration } from './0008-sco-delivery-seq.ts'
 
 /**
  * Migrations are listed here in order, so they are bundled with the code instead of being
@@ -23,6 +24,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0005-conversions': conversionsMigration(dialect),
         '0006-dispatches': dispatchesMigration(dialect),
         '0007-shared-data': sharedDataMigration(dialect),
+        '0008-sco-delivery-seq': scoDeliverySeqMigration(dialect),
       }
     },
   }

@@ -58,6 +58,10 @@ export interface ScoStatesTable {
   total_time: string | null
   suspended: number
   launched: number
+  /** The SCO's open delivery (launch), null when none is open. */
+  delivery_id: string | null
+  /** The last commit the open delivery applied (its compare-and-set: see runtime-commits.ts). */
+  delivery_seq: number
   updated_at: string
 }
 
@@ -70,6 +74,10 @@ export interface ScoDeliveriesTable {
   mode: Mode
   /** JSON LaunchData the delivery started with (the server re-validates against it). */
   launch_data: string
+  /**
+   * The last commit applied, written when the delivery ends; while it is open, its SCO row's
+   * `delivery_seq` is the current one.
+   */
   last_seq: number
   ended_at: string | null
   created_at: string
