@@ -1,7 +1,7 @@
 // A real Courseport process for benchmarks: fresh data dir (SQLite by default, or
 // BENCH_DATABASE_URL), both origins on free loopback ports, no worker. Prints one JSON line:
-// { api, content, key } and serves until killed.
-import { mkdtempSync } from 'node:fs'
+// { api, content, key } and serves until SIGTERM, then removes its data directory.
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildApp, buildContentApp } from '../src/app.ts'
@@ -29,4 +29,10 @@ const contentUrl = await content.listen({ host: '127.0.0.1', port: 0 })
 process.stdout.write(
   `${JSON.stringify({ api: apiUrl, content: contentUrl, key: tenant.testKey.key, dataDir })}\n`,
 )
-process.once('SIGTERM', () => process.exit(0))
+// Its data (a WAL of up to 80 MB after a runtime run) goes with it.
+process.once('SIGTERM', async () => {
+  await Promise.all([api.close(), content.close()])
+  await ctx.close()
+  rmSync(dataDir, { recursive: true, force: true })
+  process.exit(0)
+})
