@@ -7,8 +7,9 @@ import type { Loaded } from './runtime.service.ts'
  * Between commits nothing else writes them — a delivery's SCO row and the session's progress
  * change only through the delivery's own commits, and anything that starts another delivery
  * of the session ends this one first — so the next commit can start from here instead of
- * reading them again. The delivery's compare-and-set on `last_seq` (open, at `lastSeq`) is what
- * proves an entry current: if it fails, the entry is dropped and the rows are read afresh.
+ * reading them again. The compare-and-set of the commit's SCO row UPDATE (the delivery still open
+ * on it, at `lastSeq`) is what proves an entry current: if it fails, the entry is dropped and the
+ * rows are read afresh.
  */
 export interface LiveDelivery {
   readonly deliveryId: string
