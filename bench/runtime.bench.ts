@@ -2,7 +2,7 @@
  * Runtime commits per second and latency at 200 concurrent learners, against the same server
  * process's bare GET /healthz rate measured the same way in the same run.
  * Target (issue 3): commit rate ≥ 40 % of the /healthz rate on SQLite.
- *   node bench/runtime.bench.ts [seconds=6] [learners=200] [rounds=3]
+ *   node bench/runtime.bench.ts [seconds=6] [learners=200] [rounds=5]
  *
  * BENCH_DATABASE_URL=postgres://… runs the server on PostgreSQL instead (no target there).
  * The two loads alternate for `rounds` rounds (a shared machine drifts over a minute), each
@@ -18,7 +18,7 @@ import { Agent, request } from 'undici'
 const here = dirname(fileURLToPath(import.meta.url))
 const seconds = Number(process.argv[2] ?? 6)
 const learners = Number(process.argv[3] ?? 200)
-const rounds = Number(process.argv[4] ?? 3)
+const rounds = Number(process.argv[4] ?? 5)
 
 const server = spawn(process.execPath, [join(here, 'bench-server.ts')], {
   stdio: ['ignore', 'pipe', 'inherit'],
