@@ -152,7 +152,7 @@ const advanceScoStateQuery = preparedQuery(
 /**
  * Writes a commit's SCO row only if the delivery is still open on it at the expected sequence
  * (compare-and-set): two racing commits cannot both apply, and none applies to a delivery that
- * has ended or been replaced. False when the row was not there.
+ * has ended or been replaced. False when the row did not hold the delivery at that sequence.
  */
 export async function advanceScoState(
   db: Executor,
