@@ -11,6 +11,7 @@ import Fastify, {
 import type { AppContext } from './context.ts'
 import { contentRoutes } from './http/content/content.routes.ts'
 import { dispatchFrameRoutes } from './http/dispatch/index.ts'
+import { lrsRoutes } from './http/lrs/lrs.routes.ts'
 import { playerRoutes } from './http/player/index.ts'
 import { apiKeyAuthHook } from './http/plugins/api-key-auth.ts'
 import { registerErrorHandling } from './http/plugins/error-handler.ts'
@@ -27,6 +28,7 @@ import { packageDownloadRoutes } from './http/routes/quick-publish/package-downl
 import { sessionRoutes } from './http/routes/sessions/index.ts'
 import { uploadTargetRoutes } from './http/routes/uploads/index.ts'
 import { webhookRoutes } from './http/routes/webhooks/index.ts'
+import { xapiRoutes } from './http/routes/xapi/index.ts'
 import { runtimeRoutes } from './http/runtime/runtime.routes.ts'
 import { ErrorBody } from './http/schemas/common.ts'
 
@@ -81,6 +83,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(docsRoutes)
   await app.register(uploadTargetRoutes, { ctx })
   await app.register(packageDownloadRoutes, { ctx })
+  // The LRS authenticates with its own Basic credentials, outside the /api/v1 key scope.
+  await app.register(lrsRoutes, { ctx, prefix: '/xapi' })
 
   await app.register(
     async (api) => {
@@ -97,6 +101,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(dispatchRoutes, { ctx })
       await api.register(quickPublishRoutes, { ctx })
       await api.register(conversionRoutes, { ctx })
+      await api.register(xapiRoutes, { ctx })
     },
     { prefix: '/api/v1' },
   )

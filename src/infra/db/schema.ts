@@ -1,6 +1,7 @@
 import type { Generated, Kysely, Transaction } from 'kysely'
 import type { ConversionTables } from './tables/conversions.ts'
 import type { DispatchTables } from './tables/dispatches.ts'
+import type { LrsTables } from './tables/lrs.ts'
 import type { SessionTables } from './tables/sessions.ts'
 import type { WebhookTables } from './tables/webhooks.ts'
 
@@ -156,7 +157,12 @@ export interface JobSchedulesTable {
   last_run_at: string | null
 }
 
-export interface Database extends SessionTables, WebhookTables, ConversionTables, DispatchTables {
+export interface Database
+  extends SessionTables,
+    WebhookTables,
+    ConversionTables,
+    DispatchTables,
+    LrsTables {
   plans: PlansTable
   tenants: TenantsTable
   api_keys: ApiKeysTable

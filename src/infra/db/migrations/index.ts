@@ -8,6 +8,7 @@ import { conversionsMigration } from './0005-conversions.ts'
 import { dispatchesMigration } from './0006-dispatches.ts'
 import { sharedDataMigration } from './0007-shared-data.ts'
 import { scoDeliverySeqMigration } from './0008-sco-delivery-seq.ts'
+import { lrsMigration } from './0012-lrs.ts'
 
 /**
  * Migrations are listed here in order, so they are bundled with the code instead of being
@@ -25,6 +26,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0006-dispatches': dispatchesMigration(dialect),
         '0007-shared-data': sharedDataMigration(dialect),
         '0008-sco-delivery-seq': scoDeliverySeqMigration(dialect),
+        '0012-lrs': lrsMigration(dialect),
       }
     },
   }

@@ -1,0 +1,137 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { Kysely } from 'kysely'
+import { decodeCursor, encodeCursor, newestFirstPage } from '../../infra/db/keyset.ts'
+import type { Database, Mode } from '../../infra/db/schema.ts'
+import type { LrsCredentialScope, LrsCredentialsTable } from '../../infra/db/tables/lrs.ts'
+import { AppError } from '../../shared/app-error.ts'
+import { type Clock, isoNow } from '../../shared/clock.ts'
+import { randomBase62 } from '../../shared/ids.ts'
+import type { TenantScope } from '../tenants/tenant-scope.ts'
+
+export type { LrsCredentialScope } from '../../infra/db/tables/lrs.ts'
+
+/** A credential as listed: never its secret. */
+export interface CredentialView {
+  id: string
+  key: string
+  label: string
+  scope: LrsCredentialScope
+  mode: Mode
+  created_at: string
+  revoked_at: string | null
+}
+
+/** An authenticated /xapi caller. */
+export interface LrsCredential extends TenantScope {
+  credentialId: string
+  key: string
+  label: string
+  scope: LrsCredentialScope
+}
+
+function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex')
+}
+
+function view(row: LrsCredentialsTable): CredentialView {
+  return {
+    id: row.id,
+    key: row.key,
+    label: row.label,
+    scope: row.scope,
+    mode: row.mode,
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+  }
+}
+
+/**
+ * LRS key/secret pairs per tenant and mode (HTTP Basic on /xapi). Like API keys, the secret is
+ * stored as SHA-256 and shown once; lookups are never cached, so revocation is immediate.
+ */
+export class CredentialService {
+  readonly #db: Kysely<Database>
+  readonly #clock: Clock
+  constructor(db: Kysely<Database>, clock: Clock) {
+    this.#db = db
+    this.#clock = clock
+  }
+
+  /** Creates a credential (scope default `all`); the secret is returned this once. */
+  async create(
+    scope: TenantScope,
+    input: { label?: string; scope?: LrsCredentialScope },
+  ): Promise<CredentialView & { secret: string }> {
+    const row: LrsCredentialsTable = {
+      id: `xcr_${randomBase62(20)}`,
+      tenant_id: scope.tenantId,
+      mode: scope.mode,
+      key: `xk_${scope.mode}_${randomBase62(24)}`,
+      secret_hash: '',
+      label: input.label?.trim() || 'LRS credential',
+      scope: input.scope ?? 'all',
+      created_at: isoNow(this.#clock),
+      revoked_at: null,
+    }
+    const secret = randomBase62(43)
+    row.secret_hash = hashSecret(secret)
+    await this.#db.insertInto('lrs_credentials').values(row).execute()
+    return { ...view(row), secret }
+  }
+
+  async list(
+    scope: TenantScope,
+    page: { limit: number; cursor?: string },
+  ): Promise<{ credentials: CredentialView[]; next_cursor: string | null }> {
+    const after = page.cursor ? decodeCursor(page.cursor) : undefined
+    if (after === null) throw new AppError('validation_failed', 'cursor is not valid')
+    const query = this.#db
+      .selectFrom('lrs_credentials')
+      .selectAll()
+      .where('tenant_id', '=', scope.tenantId)
+      .where('mode', '=', scope.mode)
+    const rows = await newestFirstPage(query, after, page.limit).execute()
+    const items = rows.slice(0, page.limit)
+    const last = items.at(-1)
+    return {
+      credentials: items.map(view),
+      next_cursor: rows.length > page.limit && last ? encodeCursor(last) : null,
+    }
+  }
+
+  /** A foreign or unknown id is a 404; revoking twice is a 404 too. */
+  async revoke(scope: TenantScope, id: string): Promise<void> {
+    const result = await this.#db
+      .updateTable('lrs_credentials')
+      .set({ revoked_at: isoNow(this.#clock) })
+      .where('tenant_id', '=', scope.tenantId)
+      .where('mode', '=', scope.mode)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst()
+    if (Number(result.numUpdatedRows) === 0) {
+      throw new AppError('not_found', `No active LRS credential ${id}`)
+    }
+  }
+
+  /** The caller of a Basic key/secret pair, or null for unknown, revoked or wrong secrets. */
+  async authenticate(key: string, secret: string): Promise<LrsCredential | null> {
+    const row = await this.#db
+      .selectFrom('lrs_credentials')
+      .selectAll()
+      .where('key', '=', key)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst()
+    if (!row) return null
+    const given = Buffer.from(hashSecret(secret), 'hex')
+    if (!timingSafeEqual(given, Buffer.from(row.secret_hash, 'hex'))) return null
+    return {
+      tenantId: row.tenant_id,
+      mode: row.mode,
+      credentialId: row.id,
+      key: row.key,
+      label: row.label,
+      scope: row.scope,
+    }
+  }
+}

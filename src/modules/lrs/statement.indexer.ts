@@ -1,0 +1,88 @@
+import { agentKey } from './agent.validator.ts'
+import { isObject, type JsonObject } from './xapi-primitives.ts'
+
+/** One filterable value of a statement (a row of `lrs_statement_index`). */
+export interface IndexEntry {
+  kind: 'verb' | 'agent' | 'agent_rel' | 'activity' | 'activity_rel' | 'registration'
+  value: string
+}
+
+function agentsOf(value: unknown): string[] {
+  if (!isObject(value)) return []
+  const key = agentKey(value)
+  return key ? [key] : []
+}
+
+function contextActivityIds(context: JsonObject | undefined): string[] {
+  if (!context || !isObject(context.contextActivities)) return []
+  const ids: string[] = []
+  for (const list of Object.values(context.contextActivities)) {
+    for (const a of Array.isArray(list) ? list : [list]) {
+      if (isObject(a) && typeof a.id === 'string') ids.push(a.id)
+    }
+  }
+  return ids
+}
+
+function contextAgents(context: JsonObject | undefined): string[] {
+  if (!context) return []
+  const keys = [...agentsOf(context.instructor), ...agentsOf(context.team)]
+  for (const list of [context.contextAgents, context.contextGroups]) {
+    if (!Array.isArray(list)) continue
+    for (const item of list) {
+      if (isObject(item)) keys.push(...agentsOf(item.agent), ...agentsOf(item.group))
+    }
+  }
+  return keys
+}
+
+function isActivity(object: JsonObject): boolean {
+  return !('objectType' in object) || object.objectType === 'Activity'
+}
+
+/** Agents and activities anywhere in a statement or sub-statement (the related_* filters). */
+function related(statement: JsonObject, into: { agents: string[]; activities: string[] }): void {
+  const object = isObject(statement.object) ? statement.object : {}
+  const context = isObject(statement.context) ? statement.context : undefined
+  into.agents.push(...agentsOf(statement.actor), ...agentsOf(statement.authority))
+  into.agents.push(...contextAgents(context))
+  into.activities.push(...contextActivityIds(context))
+  if (isActivity(object) && typeof object.id === 'string') into.activities.push(object.id)
+  if (object.objectType === 'Agent' || object.objectType === 'Group') {
+    into.agents.push(...agentsOf(object))
+  }
+  if (object.objectType === 'SubStatement') related(object, into)
+}
+
+/**
+ * The index rows of a statement: what the agent, verb, activity, registration and related_*
+ * filters of the statement query match (xAPI "Filter conditions").
+ */
+export function indexEntries(statement: JsonObject): IndexEntry[] {
+  const entries: IndexEntry[] = []
+  const object = isObject(statement.object) ? statement.object : {}
+  const verb = isObject(statement.verb) ? statement.verb : {}
+  if (typeof verb.id === 'string') entries.push({ kind: 'verb', value: verb.id })
+  const direct = [...agentsOf(statement.actor)]
+  if (object.objectType === 'Agent' || object.objectType === 'Group')
+    direct.push(...agentsOf(object))
+  for (const value of direct) entries.push({ kind: 'agent', value })
+  if (isActivity(object) && typeof object.id === 'string') {
+    entries.push({ kind: 'activity', value: object.id })
+  }
+  const context = isObject(statement.context) ? statement.context : undefined
+  if (context && typeof context.registration === 'string') {
+    entries.push({ kind: 'registration', value: context.registration.toLowerCase() })
+  }
+  const rel = { agents: [] as string[], activities: [] as string[] }
+  related(statement, rel)
+  for (const value of rel.agents) entries.push({ kind: 'agent_rel', value })
+  for (const value of rel.activities) entries.push({ kind: 'activity_rel', value })
+  const seen = new Set<string>()
+  return entries.filter((e) => {
+    const key = `${e.kind}\n${e.value}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
