@@ -3,7 +3,12 @@ import type { PackageVersionsTable } from '../../infra/db/schema.ts'
 import type { ManifestSummary } from '../scorm/manifest/index.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import { ParallelPut } from './parallel-put.ts'
-import { inspectPackage, storePackageFiles, type UnpackLimits } from './unpack/index.ts'
+import {
+  inspectPackage,
+  storePackageFiles,
+  type UnpackLimits,
+  withIngestSlot,
+} from './unpack/index.ts'
 
 export interface IngestOptions {
   blobs: BlobStore
@@ -54,7 +59,12 @@ function editionLabel(summary: ManifestSummary): string | null {
  * a zip that lies in its headers fails here; any failure removes what was stored, so a refused
  * upload leaves nothing behind.
  */
-export async function ingestZip(options: IngestOptions): Promise<IngestedPackage> {
+export function ingestZip(options: IngestOptions): Promise<IngestedPackage> {
+  // At most a few ingests at once (unpack/ingest-slots.ts: 2, then wait ≤ 30 s, then 503).
+  return withIngestSlot(() => ingestNow(options))
+}
+
+async function ingestNow(options: IngestOptions): Promise<IngestedPackage> {
   const { blobs, prefix, zipKey } = options
   const limits: Partial<UnpackLimits> = {
     maxEntries: options.limits.maxEntries,

@@ -65,6 +65,9 @@ function inFlight(now: string, cap: number): RawBuilder<number> {
  * SQLite runs the statement under its write lock, which makes the count exact. PostgreSQL runs it
  * in a transaction holding an advisory lock, so its snapshot starts after the previous claimer
  * committed: claims are serialised (they are short), sending is not.
+ *
+ * Longer than most functions here because most of it is that one SQL statement, kept whole so its
+ * CTEs read top to bottom.
  */
 export async function claimDueDeliveries(
   db: Db,
@@ -88,19 +91,7 @@ export async function claimDueDeliveries(
   // every due delivery instead of the picked ones.
   const recheck =
     db.dialect === 'postgres' ? sql`and ${claimable('webhook_deliveries', now)}` : sql``
-  const statement = sql<{
-    id: string
-    tenant_id: string
-    mode: 'live' | 'test'
-    endpoint_id: string
-    event_id: string
-    event_type: string
-    payload: string
-    attempts: number
-    total_attempts: number
-    lease_token: string
-    interrupted: number
-  }>`with ep as (
+  const statement = sql<ClaimedRow>`with ep as (
       select e.id, ${inFlight(now, perEndpoint)} as in_flight from webhook_endpoints e
       where e.status = 'active' and exists (select 1 from webhook_deliveries p
         where p.endpoint_id = e.id and p.status in ('queued', 'failed') and p.next_attempt_at <= ${now})
@@ -132,7 +123,11 @@ export async function claimDueDeliveries(
           return run(trx)
         })
       : await run(db.kysely)
-  return rows.map((r) => ({
+  return rows.map(toClaimed)
+}
+
+function toClaimed(r: ClaimedRow): ClaimedDelivery {
+  return {
     id: r.id,
     tenantId: r.tenant_id,
     mode: r.mode,
@@ -144,7 +139,21 @@ export async function claimDueDeliveries(
     number: Number(r.total_attempts),
     leaseToken: r.lease_token,
     interrupted: Number(r.interrupted) === 1,
-  }))
+  }
+}
+
+interface ClaimedRow {
+  id: string
+  tenant_id: string
+  mode: 'live' | 'test'
+  endpoint_id: string
+  event_id: string
+  event_type: string
+  payload: string
+  attempts: number
+  total_attempts: number
+  lease_token: string
+  interrupted: number
 }
 
 /**

@@ -63,26 +63,7 @@ export async function recordOutcomes(
         returning webhook_deliveries.id`.execute(trx)
       for (const row of rows) written.add(row.id)
     }
-    const records: WebhookDeliveryAttemptsTable[] = []
-    for (const o of outcomes) {
-      const d = o.delivery
-      if (!written.has(d.id)) continue
-      const base = { delivery_id: d.id, tenant_id: d.tenantId, mode: d.mode }
-      if (d.interrupted && d.number > 1) {
-        records.push({
-          ...base,
-          number: d.number - 1,
-          attempted_at: o.record.attempted_at,
-          outcome: 'interrupted',
-          status_code: null,
-          latency_ms: null,
-          error: 'the sender stopped before recording an outcome; the receiver may have got it',
-          response_excerpt: null,
-          response_truncated: 0,
-        })
-      }
-      records.push({ ...base, number: d.number, ...o.record })
-    }
+    const records = attemptRecords(outcomes, written)
     for (let i = 0; i < records.length; i += OUTCOME_CHUNK) {
       await trx
         .insertInto('webhook_delivery_attempts')
@@ -92,6 +73,37 @@ export async function recordOutcomes(
     }
   })
   return written
+}
+
+/**
+ * The attempt records of the outcomes that were written, each preceded by an `interrupted` record
+ * for a lost previous attempt when its claim took over an expired lease.
+ */
+function attemptRecords(
+  outcomes: readonly AttemptOutcome[],
+  written: Set<string>,
+): WebhookDeliveryAttemptsTable[] {
+  const records: WebhookDeliveryAttemptsTable[] = []
+  for (const o of outcomes) {
+    const d = o.delivery
+    if (!written.has(d.id)) continue
+    const base = { delivery_id: d.id, tenant_id: d.tenantId, mode: d.mode }
+    if (d.interrupted && d.number > 1) {
+      records.push({
+        ...base,
+        number: d.number - 1,
+        attempted_at: o.record.attempted_at,
+        outcome: 'interrupted',
+        status_code: null,
+        latency_ms: null,
+        error: 'the sender stopped before recording an outcome; the receiver may have got it',
+        response_excerpt: null,
+        response_truncated: 0,
+      })
+    }
+    records.push({ ...base, number: d.number, ...o.record })
+  }
+  return records
 }
 
 /**

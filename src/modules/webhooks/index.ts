@@ -3,18 +3,16 @@ import type { Db } from '../../infra/db/database.ts'
 import type { HttpEgressClient, Resolver } from '../../infra/http-egress/index.ts'
 import { createQueue } from '../../infra/queue/index.ts'
 import type { Clock } from '../../shared/clock.ts'
+import { DeliveryPipeline, type DispatchLogger } from './delivery-pipeline.ts'
 import { webhookTiming } from './delivery-policy.ts'
+import { DEFAULT_SENDER_LANES, DeliveryScheduler } from './delivery-scheduler.ts'
 import { SecretBox } from './secret-box.ts'
 import { WebhookService } from './webhook.service.ts'
-import { DEFAULT_SENDER_LANES, WebhookDeliveryDesk } from './webhook-delivery-desk.ts'
-import { type DispatchLogger, WebhookDispatcher } from './webhook-dispatcher.ts'
+import { WebhookDeliveryService } from './webhook-delivery.service.ts'
 
+export { EVENT_FANOUT_TASK, WEBHOOK_DELIVER_TASK } from './delivery-scheduler.ts'
 export { type WebhookJobTiming, WebhookService } from './webhook.service.ts'
-export {
-  EVENT_FANOUT_TASK,
-  WEBHOOK_DELIVER_TASK,
-  WebhookDeliveryDesk,
-} from './webhook-delivery-desk.ts'
+export { WebhookDeliveryService } from './webhook-delivery.service.ts'
 
 /**
  * Knobs given to one instance by its creator (tests, local development); never read from the
@@ -61,13 +59,16 @@ const consoleLogger: DispatchLogger = {
   error: (obj, msg) => console.error(`[webhooks] ${msg}`, obj),
 }
 
-/** Wires the webhook module: the service (endpoints), its delivery desk and the sender. */
+/**
+ * Wires the webhook module: the service (endpoints), its delivery service (history, re-queue,
+ * tests), the scheduler (fan-out, sender lanes) and the pipeline that sends.
+ */
 export function createWebhookService(options: WebhookModuleOptions): WebhookService {
   const timing = webhookTiming(options)
   const perEndpoint = options.perEndpoint ?? 2
   const box = new SecretBox(options.secretKey)
   const queue = createQueue(options.db, { clock: options.clock })
-  const dispatcher = new WebhookDispatcher({
+  const pipeline = new DeliveryPipeline({
     db: options.db,
     clock: options.clock,
     egress: options.egress,
@@ -83,11 +84,11 @@ export function createWebhookService(options: WebhookModuleOptions): WebhookServ
       coalesceMs: 2,
     },
   })
-  const desk = new WebhookDeliveryDesk({
+  const scheduler = new DeliveryScheduler({
     db: options.db,
     clock: options.clock,
     queue,
-    dispatcher,
+    pipeline,
     perEndpoint,
     lanes: options.lanes ?? DEFAULT_SENDER_LANES,
     fanoutBudgetMs: timing.fanoutBudgetMs,
@@ -97,7 +98,7 @@ export function createWebhookService(options: WebhookModuleOptions): WebhookServ
     clock: options.clock,
     egress: options.egress,
     box,
-    desk,
+    deliveries: new WebhookDeliveryService({ db: options.db, clock: options.clock, scheduler }),
     secretOverlapSeconds: options.secretOverlapSeconds ?? 86_400,
     timing: {
       senderLeaseSeconds: timing.senderLeaseSeconds,

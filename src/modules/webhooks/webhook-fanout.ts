@@ -1,5 +1,5 @@
 import type { Db } from '../../infra/db/database.ts'
-import type { Executor } from '../../infra/db/schema.ts'
+import type { Dialect, Executor } from '../../infra/db/schema.ts'
 import type { WebhookEndpointsTable } from '../../infra/db/tables/webhooks.ts'
 import type { Clock } from '../../shared/clock.ts'
 import { newId } from '../../shared/ids.ts'
@@ -50,71 +50,12 @@ export async function fanOutBatch(
   batchSize = FANOUT_BATCH,
 ): Promise<FanoutBatchResult> {
   return db.kysely.transaction().execute(async (trx) => {
-    const select = trx
-      .selectFrom('audit_events')
-      .select([
-        'seq',
-        'id',
-        'tenant_id',
-        'mode',
-        'type',
-        'entity_type',
-        'entity_id',
-        'severity',
-        'data',
-        'occurred_at',
-      ])
-      .where('fanned_out_at', 'is', null)
-      .orderBy('seq')
-      .limit(batchSize)
-    const events = await (db.dialect === 'postgres'
-      ? select.forUpdate().skipLocked()
-      : select
-    ).execute()
+    const events = await pendingEvents(trx, db.dialect, batchSize)
     if (events.length === 0) return { events: 0, deliveries: 0 }
-
     const deliverable = events.filter((e) => DELIVERED_EVENTS[e.type])
-    const tenants = [...new Set(deliverable.map((e) => e.tenant_id))]
-    const byTenant = new Map<string, PreparedEndpoint[]>()
-    for (const row of await activeEndpointsOfTenants(trx, tenants)) {
-      const list = byTenant.get(row.tenant_id) ?? []
-      list.push(prepare(row))
-      byTenant.set(row.tenant_id, list)
-    }
-
+    const byTenant = await endpointsByTenant(trx, [...new Set(deliverable.map((e) => e.tenant_id))])
     const now = clock.now().toISOString()
-    const rows: NewDelivery[] = []
-    for (const event of deliverable) {
-      const targets = (byTenant.get(event.tenant_id) ?? []).filter(
-        (ep) =>
-          subscriptionMatches(ep.sub, event.type, event.mode) &&
-          ep.row.created_at <= event.occurred_at,
-      )
-      if (targets.length === 0) continue
-      const source: EnvelopeSource = {
-        id: event.id,
-        tenantId: event.tenant_id,
-        mode: event.mode,
-        type: event.type,
-        entityType: event.entity_type,
-        entityId: event.entity_id,
-        severity: event.severity,
-        data: JSON.parse(event.data) as Record<string, unknown>,
-        occurredAt: event.occurred_at,
-      }
-      for (const ep of targets) {
-        const id = newId('dlv')
-        rows.push({
-          id,
-          tenantId: event.tenant_id,
-          mode: event.mode,
-          endpointId: ep.row.id,
-          eventId: event.id,
-          eventType: event.type,
-          payload: buildEnvelope(source, id),
-        })
-      }
-    }
+    const rows = deliverable.flatMap((event) => deliveriesOf(event, byTenant))
     const inserted = await insertNewDeliveries(trx, db.dialect, rows, now)
     await trx
       .updateTable('audit_events')
@@ -127,5 +68,77 @@ export async function fanOutBatch(
       .execute()
     if (inserted > 0) await wake(trx)
     return { events: events.length, deliveries: inserted }
+  })
+}
+
+/** The next audit events not fanned out yet, oldest first; locked (skipping locked) on PostgreSQL. */
+function pendingEvents(trx: Executor, dialect: Dialect, batchSize: number) {
+  const select = trx
+    .selectFrom('audit_events')
+    .select([
+      'seq',
+      'id',
+      'tenant_id',
+      'mode',
+      'type',
+      'entity_type',
+      'entity_id',
+      'severity',
+      'data',
+      'occurred_at',
+    ])
+    .where('fanned_out_at', 'is', null)
+    .orderBy('seq')
+    .limit(batchSize)
+  return (dialect === 'postgres' ? select.forUpdate().skipLocked() : select).execute()
+}
+
+type PendingEvent = Awaited<ReturnType<typeof pendingEvents>>[number]
+
+async function endpointsByTenant(
+  trx: Executor,
+  tenants: string[],
+): Promise<Map<string, PreparedEndpoint[]>> {
+  const byTenant = new Map<string, PreparedEndpoint[]>()
+  for (const row of await activeEndpointsOfTenants(trx, tenants)) {
+    const list = byTenant.get(row.tenant_id) ?? []
+    list.push(prepare(row))
+    byTenant.set(row.tenant_id, list)
+  }
+  return byTenant
+}
+
+/** One new delivery per endpoint the event is for (registered no later than it occurred). */
+function deliveriesOf(
+  event: PendingEvent,
+  byTenant: Map<string, PreparedEndpoint[]>,
+): NewDelivery[] {
+  const targets = (byTenant.get(event.tenant_id) ?? []).filter(
+    (ep) =>
+      subscriptionMatches(ep.sub, event.type, event.mode) && ep.row.created_at <= event.occurred_at,
+  )
+  if (targets.length === 0) return []
+  const source: EnvelopeSource = {
+    id: event.id,
+    tenantId: event.tenant_id,
+    mode: event.mode,
+    type: event.type,
+    entityType: event.entity_type,
+    entityId: event.entity_id,
+    severity: event.severity,
+    data: JSON.parse(event.data) as Record<string, unknown>,
+    occurredAt: event.occurred_at,
+  }
+  return targets.map((ep) => {
+    const id = newId('dlv')
+    return {
+      id,
+      tenantId: event.tenant_id,
+      mode: event.mode,
+      endpointId: ep.row.id,
+      eventId: event.id,
+      eventType: event.type,
+      payload: buildEnvelope(source, id),
+    }
   })
 }

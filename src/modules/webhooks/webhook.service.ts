@@ -6,12 +6,12 @@ import type { HttpEgressClient } from '../../infra/http-egress/index.ts'
 import { isHttpEgressError } from '../../infra/http-egress/index.ts'
 import { AppError } from '../../shared/app-error.ts'
 import { type Clock, isoNow } from '../../shared/clock.ts'
-import { newId, randomBase62 } from '../../shared/ids.ts'
+import { newId } from '../../shared/ids.ts'
 import { recordAuditEvent } from '../events/audit-event.repository.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import type { SecretBox } from './secret-box.ts'
 import { toWebhookView, type WebhookView } from './webhook.mapper.ts'
-import type { WebhookDeliveryDesk } from './webhook-delivery-desk.ts'
+import type { WebhookDeliveryService } from './webhook-delivery.service.ts'
 import * as repo from './webhook-endpoint.repository.ts'
 import {
   type CreateWebhookInput,
@@ -20,13 +20,14 @@ import {
   normaliseUpdate,
   type UpdateWebhookInput,
 } from './webhook-input.ts'
+import { generateSecret } from './webhook-signature.ts'
 
 export interface WebhookServiceDeps {
   db: Db
   clock: Clock
   egress: HttpEgressClient
   box: SecretBox
-  desk: WebhookDeliveryDesk
+  deliveries: WebhookDeliveryService
   /** How long the previous secret keeps signing after a rotation, by default. */
   secretOverlapSeconds: number
   timing: WebhookJobTiming
@@ -57,8 +58,8 @@ export class WebhookService {
   }
 
   /** Delivery history, re-queue, test events; fan-out and sender runs for the jobs. */
-  get deliveries(): WebhookDeliveryDesk {
-    return this.#deps.desk
+  get deliveries(): WebhookDeliveryService {
+    return this.#deps.deliveries
   }
 
   get timing(): WebhookJobTiming {
@@ -144,7 +145,7 @@ export class WebhookService {
       const { updated_at: _, ...changed } = changes
       await this.#audit(trx, scope, 'webhook.updated', id, now, changed)
       if (current.status === 'disabled' && patch.status === 'active') {
-        await this.#deps.desk.wake(trx)
+        await this.#deps.deliveries.wake(trx)
       }
     })
     return this.get(scope, id)
@@ -161,16 +162,17 @@ export class WebhookService {
   }
 
   /**
-   * Replaces the signing secret with `secret` (or a generated one) and returns it once. The old
-   * secret keeps signing alongside for `overlapSeconds` (default: WEBHOOK_SECRET_OVERLAP_SECONDS,
-   * 24 h), so receivers can switch without losing deliveries; 0 drops it at once.
+   * Replaces the signing secret with `secret` (or a generated `whsec_<base64>` one) and returns it
+   * once. For `overlapSeconds` (default: WEBHOOK_SECRET_OVERLAP_SECONDS, 24 h) the old secret
+   * still signs the spec's headers and is listed in `webhook-signature` after the new one, so
+   * receivers can switch without losing deliveries; 0 drops it at once.
    */
   async rotateSecret(
     scope: TenantScope,
     id: string,
     input: { secret?: string; overlapSeconds?: number } = {},
   ): Promise<RotatedSecret> {
-    const secret = input.secret ?? `whs_${randomBase62(40)}`
+    const secret = input.secret ?? generateSecret()
     checkSecret(secret)
     const overlap = input.overlapSeconds ?? this.#deps.secretOverlapSeconds
     const clockNow = this.#deps.clock.now()

@@ -80,6 +80,36 @@ const HOSTILE: Array<{ name: string; zip: () => Buffer; status: number; message:
     message: /DOCTYPE|entit/i,
   },
   {
+    // The fs blob store cannot hold it; refused in validation, naming the entry (issue 10.13).
+    name: 'a file name over 255 bytes',
+    zip: () => valid({ name: `sco/${'n'.repeat(251)}.html`, data: 'x' }),
+    status: 422,
+    message: /name longer than 255 bytes \('sco\/nnnn/,
+  },
+  {
+    name: 'a name with the blob store’s reserved temp prefix',
+    zip: () => valid({ name: 'sco/.cp-tmp-1.html', data: 'x' }),
+    status: 422,
+    message: /'\.cp-tmp-1\.html' \(in 'sco\/\.cp-tmp-1\.html'\)/,
+  },
+  {
+    // Parsing it whole took ~290 MB (issue 10.9); now refused by a scan, naming the limit.
+    name: 'a manifest of 60 000 items (3 MB, under the 4 MiB manifest size cap)',
+    zip: () =>
+      buildZip([
+        {
+          name: 'imsmanifest.xml',
+          data: scorm12Manifest().replace(
+            /<item /,
+            `${Array.from({ length: 60_000 }, (_, i) => `<item identifier="x${i}"/>`).join('')}<item `,
+          ),
+        },
+        index,
+      ]),
+    status: 422,
+    message: /60001 items; at most 10000 are accepted \(limit maxManifestItems\)/,
+  },
+  {
     name: 'truncated zip',
     zip: () => truncatedZip,
     status: 422,
@@ -126,6 +156,7 @@ describeEachDatabase('hostile uploads', (database) => {
       const error = res.json().error
       assert.equal(typeof error.code, 'string')
       assert.match(error.message, hostile.message)
+      assert.ok(!error.message.includes(tenant.tenantId), 'no storage key in the message')
       await nothingStored()
     })
   }

@@ -47,6 +47,7 @@ export async function createWebhookTestApp(
     LOG_LEVEL: 'silent',
     PUBLIC_URL: 'http://127.0.0.1:18080',
     CONTENT_URL: 'http://127.0.0.1:18081',
+    CONTENT_ORIGINS: 'single',
     RATE_LIMIT_PER_MINUTE: '100000',
     ...options.env,
   })

@@ -29,6 +29,7 @@ const config = loadConfig({
   LOG_LEVEL: 'silent',
   PUBLIC_URL: 'http://127.0.0.1:18080',
   CONTENT_URL: 'http://127.0.0.1:18081',
+  CONTENT_ORIGINS: 'single',
   EVENT_FANOUT_INTERVAL: '1',
   ...options.env,
 })

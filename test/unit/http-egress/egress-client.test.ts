@@ -205,24 +205,28 @@ describe('HTTP egress client against a real HTTPS receiver on loopback', () => {
     assert.equal(receiver.connections(), pooled)
   })
 
-  it('sustains well over 1000 small POSTs per second to one receiver', async (t) => {
+  // How many per second is a speed claim: bench/webhooks.bench.ts measures it (egress client).
+  it('1 000 small POSTs from 32 callers all arrive, over at most 32 pooled sockets', async () => {
     const c = client({ connectionsPerOrigin: 32 })
-    const total = 3_000
+    const total = 1_000
+    const hitsBefore = receiver.hits.length
+    const socketsBefore = receiver.connections()
     let next = 0
-    const started = performance.now()
+    const statuses: number[] = []
     await Promise.all(
       Array.from({ length: 32 }, async () => {
         while (next < total) {
           next += 1
           const res = await c.request({ url: url('/hook'), method: 'POST', body: '{"a":1}' })
-          assert.equal(res.status, 200)
+          statuses.push(res.status)
         }
       }),
     )
-    const perSecond = total / ((performance.now() - started) / 1000)
-    t.diagnostic(`${Math.round(perSecond)} requests/s`)
-    // Loose bound (shared CI machines); the receiver itself runs in this same process.
-    assert.ok(perSecond > 500, `${Math.round(perSecond)} requests/s`)
+    assert.equal(statuses.length, total)
+    assert.ok(statuses.every((s) => s === 200))
+    assert.equal(receiver.hits.length - hitsBefore, total)
+    const opened = receiver.connections() - socketsBefore
+    assert.ok(opened <= 32, `${opened} TLS connections for ${total} requests`)
   })
 
   it('refuses a body over the cap, or truncates it when asked (response excerpts)', async () => {

@@ -78,6 +78,31 @@ describe('unpackZip refuses hostile names', () => {
     const { error } = await tryUnpack([{ name: `${'a'.repeat(600)}.html`, data: 'x' }])
     assertRefused(error, 'invalid_package', /longer than 512 bytes/)
   })
+
+  // Names the blob store cannot hold are refused here, in validation, naming the entry, before
+  // anything is written (they used to fail while storing, with an internal storage key).
+  test('refuses a file or folder name over 255 bytes, though the path is under 512', async () => {
+    const long = `${'é'.repeat(128)}.html` // 256 UTF-8 bytes in 133 characters
+    for (const name of [`sco/${long}`, `${'d'.repeat(256)}/index.html`]) {
+      const { error, written } = await tryUnpack([{ name, data: 'x' }, ok])
+      assertRefused(error, 'invalid_package', /file or folder name longer than 255 bytes/)
+      assert.ok((error as Error).message.includes(name.slice(0, 20)), 'the entry is named')
+      assert.doesNotMatch((error as Error).message, /blob|packages\//i)
+      assert.deepEqual(written, [])
+    }
+    const { error } = await tryUnpack([{ name: `sco/${'a'.repeat(250)}.html`, data: 'x' }])
+    assert.equal(error, null, '255 bytes is fine')
+  })
+
+  test('refuses a name with the store’s reserved temp prefix', async () => {
+    const { error, written } = await tryUnpack([{ name: 'a/.cp-tmp-x.html', data: 'x' }, ok])
+    assertRefused(
+      error,
+      'invalid_package',
+      /'\.cp-tmp-x\.html' \(in 'a\/\.cp-tmp-x\.html'\).*reserved/,
+    )
+    assert.deepEqual(written, [])
+  })
 })
 
 describe('unpackZip refuses links, encryption and unknown compression', () => {

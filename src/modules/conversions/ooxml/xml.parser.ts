@@ -1,4 +1,9 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser'
+import {
+  createSafeXmlParser,
+  decodeEntities,
+  parseSafeXml,
+  UnsafeXmlError,
+} from '../../../shared/safe-xml.policy.ts'
 import { canonicalName } from './xml-namespaces.ts'
 
 /** An element whose name and attribute names use canonical prefixes (see xml-namespaces.ts). */
@@ -19,23 +24,8 @@ export class XmlError extends Error {
   }
 }
 
-/** Deeper nesting than this does not occur in real decks; refusing it bounds recursion. */
-const MAX_DEPTH = 256
-
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  // Entities are decoded here (five predefined + numeric), never from a DTD.
-  processEntities: false,
-  htmlEntities: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  cdataPropName: '#cdata',
-})
+/** The safe-XML policy's parser (src/shared/safe-xml.policy.ts), as for package manifests. */
+const parser = createSafeXmlParser()
 
 /** Decodes UTF-8 or UTF-16 (by BOM or by the first `<`), as OPC allows both. */
 export function decodeXmlBytes(bytes: Buffer): string {
@@ -48,21 +38,24 @@ export function decodeXmlBytes(bytes: Buffer): string {
 }
 
 /**
- * Parses one part into a namespace-resolved tree. Refuses DOCTYPE/ENTITY outright (no entity
- * expansion, no external fetches), refuses malformed XML, and resolves `mc:AlternateContent` to
- * its Fallback (else its first Choice), which is what a consumer that does not implement the
- * Choice's extensions must do.
+ * Parses one part into a namespace-resolved tree under the safe-XML policy (DOCTYPE/ENTITY
+ * refused, no entity expansion, nesting bounded), refuses malformed XML, and resolves
+ * `mc:AlternateContent` to its Fallback (else its first Choice), which is what a consumer that
+ * does not implement the Choice's extensions must do.
  */
 export function parseXml(source: string): XmlElement {
   // Whitespace before the XML declaration is technically malformed but harmless; allow it.
   const text = source.trimStart()
-  if (/<!DOCTYPE/i.test(text) || /<!ENTITY/i.test(text)) {
-    throw new XmlError('doctype', 'DOCTYPE and ENTITY declarations are not allowed')
+  let raw: unknown
+  try {
+    raw = parseSafeXml(text, parser)
+  } catch (err) {
+    if (!(err instanceof UnsafeXmlError)) throw err
+    const kind = err.reason === 'too_many_elements' ? 'too_deep' : err.reason
+    const where = err.line === null ? '' : ` (line ${err.line})`
+    throw new XmlError(kind, `${err.message}${where}`)
   }
-  const valid = XMLValidator.validate(text)
-  if (valid !== true) throw new XmlError('malformed', `${valid.err.msg} (line ${valid.err.line})`)
-  const raw: unknown = parser.parse(text)
-  const roots = convertList(raw, new Map(), 0).filter((n): n is XmlElement => typeof n !== 'string')
+  const roots = convertList(raw, new Map()).filter((n): n is XmlElement => typeof n !== 'string')
   const root = roots[0]
   if (!root || roots.length !== 1) throw new XmlError('malformed', 'expected one root element')
   return root
@@ -70,8 +63,8 @@ export function parseXml(source: string): XmlElement {
 
 type Scope = ReadonlyMap<string, string>
 
-function convertList(raw: unknown, scope: Scope, depth: number): XmlNode[] {
-  if (depth > MAX_DEPTH) throw new XmlError('too_deep', 'elements are nested too deeply')
+/** Recursive, to the policy's depth at most (the parser refuses deeper documents). */
+function convertList(raw: unknown, scope: Scope): XmlNode[] {
   if (!Array.isArray(raw)) return []
   const out: XmlNode[] = []
   for (const item of raw) {
@@ -82,7 +75,7 @@ function convertList(raw: unknown, scope: Scope, depth: number): XmlNode[] {
       const value = record[key]
       if (key === '#text') out.push(decodeEntities(String(value)))
       else if (key === '#cdata') out.push(cdataText(value))
-      else out.push(...convertElement(key, value, record[':@'], scope, depth))
+      else out.push(...convertElement(key, value, record[':@'], scope))
     }
   }
   return out
@@ -93,7 +86,6 @@ function convertElement(
   rawChildren: unknown,
   rawAttrs: unknown,
   parentScope: Scope,
-  depth: number,
 ): XmlNode[] {
   const attrEntries =
     rawAttrs && typeof rawAttrs === 'object'
@@ -115,7 +107,7 @@ function convertElement(
     if (k === 'xmlns' || k.startsWith('xmlns:')) continue
     attrs[canonicalName(k, scope, false)] = decodeEntities(String(v))
   }
-  let children = convertList(rawChildren, scope, depth + 1)
+  let children = convertList(rawChildren, scope)
   if (name === 'mc:AlternateContent') return chooseAlternative(children)
   if (children.some((c) => typeof c !== 'string')) {
     children = children.filter((c) => typeof c !== 'string' || c.trim() !== '')
@@ -134,17 +126,4 @@ function chooseAlternative(branches: readonly XmlNode[]): XmlNode[] {
 function cdataText(value: unknown): string {
   if (!Array.isArray(value)) return ''
   return value.map((v) => String((v as Record<string, unknown>)['#text'] ?? '')).join('')
-}
-
-const ENTITY = /&(?:#x([0-9a-fA-F]{1,8})|#([0-9]{1,10})|(lt|gt|amp|quot|apos));/g
-const NAMED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" }
-
-export function decodeEntities(s: string): string {
-  if (!s.includes('&')) return s
-  return s.replace(ENTITY, (_m, hex: string | undefined, dec: string | undefined, named) => {
-    if (named) return NAMED[named] ?? ''
-    const code = hex !== undefined ? Number.parseInt(hex, 16) : Number.parseInt(dec ?? '', 10)
-    const valid = code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff)
-    return valid ? String.fromCodePoint(code) : '\uFFFD'
-  })
 }

@@ -1,3 +1,4 @@
+import { keyProblem } from '../../../infra/blobs/safe-path.ts'
 import { AppError } from '../../../shared/app-error.ts'
 
 export interface NormalisedEntryName {
@@ -75,7 +76,34 @@ export function normaliseEntryName(raw: string, maxPathBytes: number): Normalise
       raw,
     )
   }
+  for (const segment of kept) checkStorableSegment(segment, raw)
   return { path, directory }
+}
+
+/**
+ * Refuses, during validation, a name the blob store would refuse only while storing (with its
+ * internal key in the message): the store's own rule (`keyProblem`, infra/blobs/safe-path.ts)
+ * applied to one segment. What it refuses beyond the checks above: a file or folder name over 255
+ * UTF-8 bytes (NAME_MAX of the fs backend's filesystems) and names starting with `.cp-tmp-` (the
+ * fs backend's in-flight writes). Windows device names (`CON`, `NUL`…) are not refused: both
+ * backends store them, and the player serves them over HTTP, never from a Windows folder.
+ */
+function checkStorableSegment(segment: string, raw: string): void {
+  const problem = keyProblem(segment)
+  if (problem === null) return
+  if (problem === 'too_long') {
+    refuse(
+      `The zip contains a file or folder name longer than 255 bytes ('${displayName(raw)}'). Shorten it and zip the course again.`,
+      raw,
+    )
+  }
+  if (problem === 'reserved_name') {
+    refuse(
+      `The zip contains the name '${displayName(segment)}' (in '${displayName(raw)}'), which starts with the reserved '.cp-tmp-'. Rename it and zip the course again.`,
+      raw,
+    )
+  }
+  refuse(`The zip contains a name that cannot be stored ('${displayName(raw)}', ${problem}).`, raw)
 }
 
 const S_IFMT = 0o170000

@@ -1,4 +1,5 @@
 export { displayName, normaliseEntryName } from './entry-path.policy.ts'
+export { IngestSlots, ingestSlots, withIngestSlot } from './ingest-slots.ts'
 export { type InspectOptions, inspectPackage, storePackageFiles } from './package-inspector.ts'
 export {
   listZipEntries,

@@ -1,6 +1,7 @@
 export { CMI5_FILE, parseCmi5 } from './cmi5.parser.ts'
 export { applyParameters, buildLaunchHref, joinBases, resolveHref } from './launch-href.ts'
 export type * from './manifest.types.ts'
+export { MANIFEST_LIMITS } from './manifest-limits.ts'
 export { detectPackageLayout, type PackageLayout, summarisePackage } from './package-manifest.ts'
 export { MANIFEST_FILE, parseScormManifest } from './scorm-manifest.parser.ts'
 export { validateScormManifest } from './scorm-manifest.validator.ts'

@@ -9,6 +9,7 @@ import type {
   ScormVersion,
   SharedDataMap,
 } from './manifest.types.ts'
+import { MANIFEST_LIMITS } from './manifest-limits.ts'
 import { detectScormVersion } from './scorm-version.ts'
 import { parseSequencing } from './sequencing.parser.ts'
 import type { SequencingDefinition } from './sequencing.types.ts'
@@ -110,8 +111,15 @@ function masteryScore(item: XmlElement, warn: (m: string) => void): number | nul
   return null
 }
 
-function parseItem(el: XmlElement, warn: (m: string) => void): ManifestItem {
+function parseItem(el: XmlElement, warn: (m: string) => void, depth = 1): ManifestItem {
   const identifier = attr(el, 'identifier') ?? ''
+  if (depth > MANIFEST_LIMITS.maxItemDepth) {
+    throw new AppError(
+      'invalid_package',
+      `${MANIFEST_FILE}: item '${identifier}' is nested ${depth} levels deep; at most ${MANIFEST_LIMITS.maxItemDepth} are accepted (limit maxItemDepth).`,
+      { limit: 'maxItemDepth', max: MANIFEST_LIMITS.maxItemDepth },
+    )
+  }
   if (!identifier) warn('An item has no identifier attribute.')
   const seqEl = childNamed(el, 'sequencing')
   const sequencing = seqEl ? parseSequencing(seqEl, warn) : null
@@ -140,7 +148,7 @@ function parseItem(el: XmlElement, warn: (m: string) => void): ManifestItem {
     sequencing,
     hideLmsUi: nav ? childrenNamed(nav, 'hideLMSUI').map((h) => cleanText(h.text)) : [],
     sharedData: sharedData(el),
-    children: childrenNamed(el, 'item').map((child) => parseItem(child, warn)),
+    children: childrenNamed(el, 'item').map((child) => parseItem(child, warn, depth + 1)),
   }
 }
 
@@ -196,7 +204,19 @@ function parseResources(
 
 /** Parses imsmanifest.xml text into data; structural problems raise AppError. */
 export function parseScormManifest(text: string): ParsedScormManifest {
-  const doc = parseXmlDocument(text, MANIFEST_FILE)
+  const doc = parseXmlDocument(text, MANIFEST_FILE, {
+    maxElements: MANIFEST_LIMITS.maxManifestElements,
+    beforeParse: (scan) => {
+      const items = scan.byLocalName.get('item') ?? 0
+      if (items > MANIFEST_LIMITS.maxManifestItems) {
+        throw new AppError(
+          'invalid_package',
+          `${MANIFEST_FILE}: the manifest has ${items} items; at most ${MANIFEST_LIMITS.maxManifestItems} are accepted (limit maxManifestItems).`,
+          { limit: 'maxManifestItems', max: MANIFEST_LIMITS.maxManifestItems, found: items },
+        )
+      }
+    },
+  })
   const manifest = doc.root
   if (manifest.name !== 'manifest') {
     throw invalid(

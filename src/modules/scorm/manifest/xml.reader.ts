@@ -1,5 +1,14 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser'
 import { AppError } from '../../../shared/app-error.ts'
+import {
+  createSafeXmlParser,
+  decodeEntities,
+  parseSafeXml,
+  SAFE_XML_MAX_DEPTH,
+  type SafeXmlLimits,
+  scanXml,
+  UnsafeXmlError,
+} from '../../../shared/safe-xml.policy.ts'
+import { MANIFEST_LIMITS } from './manifest-limits.ts'
 
 /** An XML element with its namespace resolved, as the manifest parsers walk it. */
 export interface XmlElement {
@@ -28,62 +37,24 @@ export interface XmlDocument {
 
 const XML_NS = 'http://www.w3.org/XML/1998/namespace'
 
-/** Deepest element nesting accepted; real manifests stay far below. */
-const MAX_DEPTH = 100
-
 function invalid(file: string, message: string, details?: unknown): AppError {
   return new AppError('invalid_package', `${file}: ${message}`, details)
 }
 
 /**
- * Refuses DOCTYPE and ENTITY declarations before anything parses the text: no manifest needs
- * them, and they are how entity-expansion ("billion laughs") and external-entity attacks work.
- * A linear scan that skips comments and CDATA, so a mention inside a comment is harmless.
+ * Refuses DOCTYPE and ENTITY declarations (outside comments and CDATA), as the safe-XML policy
+ * (src/shared/safe-xml.policy.ts) does for every untrusted document.
  */
 export function assertNoDoctype(text: string, file: string): void {
-  let at = text.indexOf('<!')
-  while (at !== -1) {
-    if (text.startsWith('<!--', at)) {
-      const end = text.indexOf('-->', at + 4)
-      if (end === -1) return
-      at = text.indexOf('<!', end + 3)
-      continue
-    }
-    if (text.startsWith('<![CDATA[', at)) {
-      const end = text.indexOf(']]>', at + 9)
-      if (end === -1) return
-      at = text.indexOf('<!', end + 3)
-      continue
-    }
-    const word = text.slice(at + 2, at + 9).toUpperCase()
-    if (word.startsWith('DOCTYPE') || word.startsWith('ENTITY')) {
-      throw invalid(
-        file,
-        'the file contains a DOCTYPE or ENTITY declaration, which is not allowed in a package manifest. Remove the <!DOCTYPE ...> line.',
-      )
-    }
-    at = text.indexOf('<!', at + 2)
-  }
+  if (scanXml(text).doctype) throw doctypeRefused(file)
 }
 
-/**
- * Decodes the five predefined entities and character references. The parser's own entity
- * support is off, so nothing user-defined can ever expand (there is no DTD to define any).
- */
-export function decodeEntities(value: string): string {
-  if (!value.includes('&')) return value
-  return value.replace(
-    /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|(amp|lt|gt|quot|apos));/g,
-    (whole, dec: string | undefined, hex: string | undefined, named: string | undefined) => {
-      if (named) return NAMED[named] ?? whole
-      const code = dec ? Number.parseInt(dec, 10) : Number.parseInt(hex ?? '', 16)
-      if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) || code === 0) return whole
-      return String.fromCodePoint(code)
-    },
+function doctypeRefused(file: string): AppError {
+  return invalid(
+    file,
+    'the file contains a DOCTYPE or ENTITY declaration, which is not allowed in a package manifest. Remove the <!DOCTYPE ...> line.',
   )
 }
-
-const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }
 
 /** Decodes manifest bytes: BOM first, then the XML declaration's encoding, else UTF-8. */
 export function decodeXmlBytes(bytes: Uint8Array): string {
@@ -103,22 +74,7 @@ export function decodeXmlBytes(bytes: Uint8Array): string {
 
 type FxpNode = Record<string, unknown>
 
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  allowBooleanAttributes: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  processEntities: false,
-  htmlEntities: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  cdataPropName: '#cdata',
-  removeNSPrefix: false,
-  maxNestedTags: MAX_DEPTH,
-})
+const parser = createSafeXmlParser({ allowBooleanAttributes: true })
 
 function splitName(qname: string): { prefix: string; name: string } {
   const colon = qname.indexOf(':')
@@ -133,31 +89,26 @@ function hasContent(text: string): boolean {
 }
 
 /**
- * Parses `text` safely (DOCTYPE refused, no entity expansion, nesting bounded) into an element
- * tree with namespaces resolved. `file` names the document in error messages.
+ * Parses `text` under the safe-XML policy (DOCTYPE refused, no entity expansion, nesting and
+ * element counts bounded: by default at `maxManifestElements`) into an element tree with
+ * namespaces resolved. `file` names the document in error messages; what `limits.beforeParse`
+ * throws passes through.
  */
-export function parseXmlDocument(text: string, file: string): XmlDocument {
-  assertNoDoctype(text, file)
+export function parseXmlDocument(
+  text: string,
+  file: string,
+  limits: SafeXmlLimits = { maxElements: MANIFEST_LIMITS.maxManifestElements },
+): XmlDocument {
   if (!hasContent(text)) {
+    if (scanXml(text).doctype) throw doctypeRefused(file)
     throw invalid(file, 'the file is empty (it holds no XML element).')
-  }
-  const verdict = XMLValidator.validate(text, { allowBooleanAttributes: true })
-  if (verdict !== true) {
-    const { msg, line } = verdict.err
-    throw invalid(file, `the file is not well-formed XML (line ${line}: ${msg}).`, {
-      line,
-      detail: msg,
-    })
   }
   let nodes: FxpNode[]
   try {
-    nodes = parser.parse(text) as FxpNode[]
+    nodes = parseSafeXml(text, parser, limits) as FxpNode[]
   } catch (err) {
-    const detail = err instanceof Error ? err.message : String(err)
-    const reason = /nested/i.test(detail)
-      ? `its elements are nested too deeply (more than ${MAX_DEPTH} levels)`
-      : detail.replace(/^\[[A-Z]+\]\s*/, '')
-    throw invalid(file, `the XML could not be read: ${reason}.`, { detail })
+    if (err instanceof UnsafeXmlError) throw refusal(file, err)
+    throw err
   }
   const namespaces = new Set<string>()
   const scope = new Map<string, string>([['xml', XML_NS]])
@@ -165,6 +116,32 @@ export function parseXmlDocument(text: string, file: string): XmlDocument {
   const root = roots[0]
   if (!root) throw invalid(file, 'the file is empty (it holds no XML element).')
   return { root, namespaces }
+}
+
+function refusal(file: string, err: UnsafeXmlError): AppError {
+  switch (err.reason) {
+    case 'doctype':
+      return doctypeRefused(file)
+    case 'malformed':
+      return err.line === null
+        ? invalid(file, `the XML could not be read: ${err.message}.`, { detail: err.message })
+        : invalid(file, `the file is not well-formed XML (line ${err.line}: ${err.message}).`, {
+            line: err.line,
+            detail: err.message,
+          })
+    case 'too_deep':
+      return invalid(
+        file,
+        `the XML could not be read: its elements are nested too deeply (more than ${SAFE_XML_MAX_DEPTH} levels).`,
+        { limit: 'xmlDepth', max: SAFE_XML_MAX_DEPTH },
+      )
+    case 'too_many_elements':
+      return invalid(
+        file,
+        `the file has too many XML elements (${err.message}); the limit is maxManifestElements = ${err.limit}.`,
+        { limit: 'maxManifestElements', max: err.limit },
+      )
+  }
 }
 
 function convertChildren(
