@@ -1,0 +1,111 @@
+import {
+  commonAncestor,
+  def,
+  pathToRoot,
+  type SequencingContext,
+} from '../state/sequencing-context.ts'
+import type { SequencingRequestType, TerminationRequest } from './termination-request.ts'
+
+export type NavigationRequestType =
+  | 'start'
+  | 'resumeAll'
+  | 'continue'
+  | 'previous'
+  | 'forward'
+  | 'backward'
+  | 'choice'
+  | 'jump'
+  | 'exit'
+  | 'exitAll'
+  | 'abandon'
+  | 'abandonAll'
+  | 'suspendAll'
+
+export interface NavigationRequest {
+  type: NavigationRequestType
+  /** Activity id, for `choice` and `jump`. */
+  target?: string
+}
+
+export interface NavigationResult {
+  exception?: string
+  termination?: TerminationRequest
+  sequencing?: SequencingRequestType
+}
+
+/**
+ * Navigation Request Process [NB.2.1]: whether the request may be made now, and the
+ * termination and sequencing requests it stands for.
+ */
+export function navigationRequestProcess(
+  ctx: SequencingContext,
+  request: NavigationRequest,
+): NavigationResult {
+  const current = ctx.state.current
+  const active = current !== null && ctx.state.activities[current]?.active === true
+  const exitFirst = (sequencing: SequencingRequestType): NavigationResult =>
+    active ? { termination: 'exit', sequencing } : { sequencing }
+  switch (request.type) {
+    case 'start':
+      return current === null ? { sequencing: 'start' } : { exception: 'NB.2.1-1' }
+    case 'resumeAll':
+      if (current !== null) return { exception: 'NB.2.1-1' }
+      return ctx.state.suspended !== null ? { sequencing: 'resumeAll' } : { exception: 'NB.2.1-3' }
+    case 'continue': {
+      if (current === null) return { exception: 'NB.2.1-2' }
+      const parent = def(ctx, current).parent
+      if (parent === null || !def(ctx, parent).controlMode.flow) return { exception: 'NB.2.1-4' }
+      return exitFirst('continue')
+    }
+    case 'previous': {
+      if (current === null) return { exception: 'NB.2.1-2' }
+      const parent = def(ctx, current).parent
+      if (parent === null) return { exception: 'NB.2.1-6' }
+      const mode = def(ctx, parent).controlMode
+      if (!mode.flow || mode.forwardOnly) return { exception: 'NB.2.1-5' }
+      return exitFirst('previous')
+    }
+    case 'forward':
+    case 'backward':
+      return { exception: 'NB.2.1-7' }
+    case 'choice':
+      return choiceNavigation(ctx, request.target ?? '', active)
+    case 'jump':
+      if (!request.target || !ctx.tree.activities[request.target]) return { exception: 'NB.2.1-11' }
+      if (current === null) return { exception: 'NB.2.1-2' }
+      return exitFirst('jump')
+    case 'exit':
+      if (current === null) return { exception: 'NB.2.1-2' }
+      return active ? { termination: 'exit', sequencing: 'exit' } : { exception: 'NB.2.1-12' }
+    case 'exitAll':
+    case 'abandonAll':
+    case 'suspendAll':
+      if (current === null) return { exception: 'NB.2.1-2' }
+      return { termination: request.type, sequencing: 'exit' }
+    case 'abandon':
+      if (current === null) return { exception: 'NB.2.1-2' }
+      return active ? { termination: 'abandon', sequencing: 'exit' } : { exception: 'NB.2.1-12' }
+  }
+}
+
+function choiceNavigation(
+  ctx: SequencingContext,
+  target: string,
+  active: boolean,
+): NavigationResult {
+  const t = ctx.tree.activities[target]
+  if (!t) return { exception: 'NB.2.1-11' }
+  if (t.parent !== null && !def(ctx, t.parent).controlMode.choice) return { exception: 'NB.2.1-10' }
+  const current = ctx.state.current
+  if (current === null) return { sequencing: 'choice' }
+  if (def(ctx, current).parent !== t.parent) {
+    const ancestor = commonAncestor(ctx, current, target)
+    for (const a of pathToRoot(ctx, current)) {
+      if (a === ancestor) break
+      if (ctx.state.activities[a]?.active && !def(ctx, a).controlMode.choiceExit) {
+        return { exception: 'NB.2.1-8' }
+      }
+    }
+  }
+  return active ? { termination: 'exit', sequencing: 'choice' } : { sequencing: 'choice' }
+}
