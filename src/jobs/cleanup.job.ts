@@ -1,15 +1,22 @@
 import type { AppContext } from '../context.ts'
-import type { TaskDefinition } from '../infra/queue/index.ts'
+import { createQueue, type TaskDefinition } from '../infra/queue/index.ts'
 
 /** Runs every hour (schedule `maintenance.cleanup`). */
 export const CLEANUP_INTERVAL_SECONDS = 3600
 
 const DAY_MS = 24 * 3600 * 1000
 
+/** Upload intents handled per run; the hourly schedule catches up with any backlog. */
+const INTENT_BATCH = 1000
+
 /**
- * Housekeeping that keeps tables and storage from growing without bound: presigned uploads
- * that expired unprocessed (their bytes too), replay records older than a day, rate-limit
- * windows older than a few minutes, finished jobs older than a week.
+ * Housekeeping that keeps tables and storage from growing without bound:
+ * - presigned uploads a day after their URL expired, processed or not: the object at their key
+ *   is deleted, then the record. An S3 presigned URL still accepts a PUT after its upload was
+ *   processed (until it expires), so only a delete after expiry guarantees nothing is left that
+ *   no record accounts for;
+ * - replay records older than a day, rate-limit windows older than ten minutes;
+ * - completed jobs older than a week (the queue's own prune).
  */
 export function cleanupTask(ctx: AppContext): TaskDefinition {
   return {
@@ -19,9 +26,8 @@ export function cleanupTask(ctx: AppContext): TaskDefinition {
       const expired = await db
         .selectFrom('upload_intents')
         .select(['id', 'storage_path'])
-        .where('consumed_at', 'is', null)
         .where('expires_at', '<', new Date(now.getTime() - DAY_MS).toISOString())
-        .limit(1000)
+        .limit(INTENT_BATCH)
         .execute()
       for (const intent of expired) {
         await ctx.blobs.delete(intent.storage_path)
@@ -35,11 +41,7 @@ export function cleanupTask(ctx: AppContext): TaskDefinition {
         .deleteFrom('rate_limits')
         .where('window_start', '<', now.getTime() - 10 * 60_000)
         .execute()
-      await db
-        .deleteFrom('jobs')
-        .where('status', '=', 'completed')
-        .where('updated_at', '<', new Date(now.getTime() - 7 * DAY_MS).toISOString())
-        .execute()
+      await createQueue(ctx.db, { clock }).jobs.prune(new Date(now.getTime() - 7 * DAY_MS))
     },
   }
 }

@@ -2,14 +2,12 @@ import type { AppContext } from '../context.ts'
 import type { TaskDefinition } from '../infra/queue/index.ts'
 
 /**
- * The lease must outlive the longest run, waiting for a rendering slot included: with more
- * worker slots than rendering slots a job can queue behind others' renders. Default settings
- * (timeout 300 s, 4 worker slots, 2 renders): 13 min, after which a crashed worker's job is
- * taken over by another worker.
+ * A conversion holds the worker's short lease (JOB_LEASE_SECONDS, default 30 s), renewed by the
+ * worker's heartbeat however long rendering takes (CONVERSION_TIMEOUT_SECONDS bounds that): a
+ * crashed worker's conversion is taken over within one lease, not after the longest possible run.
  */
 export function conversionLeaseSeconds(config: AppContext['config']): number {
-  const rounds = Math.ceil(config.worker.concurrency / config.conversions.concurrency)
-  return (config.conversions.timeoutSeconds + 60) * rounds + 60
+  return config.worker.leaseSeconds
 }
 
 /** Runs one .pptx conversion (ConversionService.run); the service records every outcome. */

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts'
 import { createBlobStore } from '../infra/blobs/create-blob-store.ts'
 import { type Db, migrateToLatest, openDatabase } from '../infra/db/database.ts'
 import { createTransactionRunner } from '../infra/db/group-commit.ts'
+import { describeDatabaseUrl, waitForDatabase } from '../infra/db/wait-for-database.ts'
 import { createHttpEgressClient } from '../infra/http-egress/index.ts'
 import { createSlideRenderer } from '../infra/office/index.ts'
 import { createQueue } from '../infra/queue/index.ts'
@@ -19,6 +20,39 @@ import { SessionService } from '../modules/sessions/session.service.ts'
 import { TenantService } from '../modules/tenants/tenant.service.ts'
 import { createWebhookService, type WebhookRuntimeOptions } from '../modules/webhooks/index.ts'
 import { type Clock, systemClock } from '../shared/clock.ts'
+
+/**
+ * Opens the configured database, waits for it to answer (DATABASE_STARTUP_WAIT_SECONDS, with
+ * backoff: databases often start after the applications) and brings its schema up to date.
+ * Throws `DatabaseUnreachableError` (one line naming DATABASE_URL, never its password).
+ */
+export async function openMigratedDatabase(
+  config: Config,
+  options: { migrate?: boolean } = {},
+): Promise<{ db: Db; applied: string[] }> {
+  const db = openDatabase(config.databaseUrl, {
+    poolSize: config.database.poolSize,
+    connectTimeoutMs: config.database.connectTimeoutMs,
+  })
+  try {
+    await waitForDatabase(db, config.databaseUrl, {
+      timeoutMs: config.database.startupWaitSeconds * 1000,
+      onRetry: ({ attempt, delayMs, reason }) => {
+        if (attempt === 1 || attempt % 5 === 0) {
+          process.stderr.write(
+            `waiting for the database (${describeDatabaseUrl(config.databaseUrl)}: ${reason}); ` +
+              `next try in ${delayMs} ms, giving up after DATABASE_STARTUP_WAIT_SECONDS=${config.database.startupWaitSeconds}\n`,
+          )
+        }
+      },
+    })
+    const applied = options.migrate === false ? [] : await migrateToLatest(db)
+    return { db, applied }
+  } catch (err) {
+    await db.close().catch(() => {})
+    throw err
+  }
+}
 
 /**
  * Opens the database (migrating it unless told not to) and the blob store, and wires the
@@ -37,8 +71,13 @@ export async function createContext(
   const clock = options.clock ?? systemClock
   // A database handed in (tests) stays the caller's to close.
   const ownsDb = !options.db
-  const db = options.db ?? openDatabase(config.databaseUrl)
-  if (options.migrate !== false) await migrateToLatest(db)
+  let db: Db
+  if (options.db) {
+    db = options.db
+    if (options.migrate !== false) await migrateToLatest(db)
+  } else {
+    db = (await openMigratedDatabase(config, { migrate: options.migrate })).db
+  }
   const blobs = createBlobStore({
     storageUrl: config.storageUrl,
     dataDir: config.dataDir,

@@ -62,6 +62,9 @@ export interface UploadUrl {
  *
  * Writes are atomic per object: a reader sees the old object, the new one, or none — never a
  * partial one.
+ *
+ * A store that cannot be reached fails any method with AppError `storage_unavailable` (503 with
+ * Retry-After), never with a transport's own error.
  */
 export interface BlobStore {
   readonly kind: 'fs' | 's3'
@@ -86,5 +89,10 @@ export interface BlobStore {
     key: string,
     options: { contentType?: string; contentLength?: number; expiresInSeconds: number },
   ): Promise<UploadUrl>
+  /**
+   * A cheap probe that the store answers (for readiness checks): resolves, or throws AppError
+   * `storage_unavailable` when it cannot be reached within a few seconds.
+   */
+  checkHealth(): Promise<void>
   close?(): Promise<void>
 }

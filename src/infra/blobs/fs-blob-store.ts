@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { constants as fsConstants, writeFile } from 'node:fs'
 import {
+  access,
   copyFile,
   type FileHandle,
   mkdir,
@@ -49,6 +50,7 @@ function readChunk(bytes: number): number {
   return Math.min(1024 * 1024, Math.max(64 * 1024, bytes))
 }
 const execFileAsync = promisify(execFile)
+const ignoreEarlyError = () => {}
 const writeFileCallback = promisify(writeFile)
 
 /** Blobs as plain files under one root directory; keys map to relative paths. */
@@ -186,6 +188,12 @@ export class FsBlobStore implements BlobStore {
     if (Buffer.isBuffer(body) && expected !== undefined && body.length !== expected) {
       throw new AppError('invalid_request', `Body is ${body.length} bytes, declared ${expected}`)
     }
+    if (!Buffer.isBuffer(body)) {
+      // The temp file opens before pipeline() listens: an error the body emits meanwhile (a
+      // read stream's ENOENT, a client hanging up) would be uncaught. pipeline() still reports
+      // it, since the stream is left errored.
+      body.on('error', ignoreEarlyError)
+    }
     await this.#ensureRoot()
     if (Buffer.isBuffer(body)) return this.#putBuffer(key, body, options)
     let handle: FileHandle | undefined
@@ -306,6 +314,24 @@ export class FsBlobStore implements BlobStore {
     const dirPath = await this.#existingPath(dir)
     if (dirPath === null) return
     yield* walk(dirPath, dir === '' ? '' : `${dir}/`, namePrefix)
+  }
+
+  /**
+   * The root exists (it is created when missing) and this process may write into it; a missing
+   * mount or a read-only filesystem answers `storage_unavailable`.
+   */
+  async checkHealth(): Promise<void> {
+    try {
+      await this.#ensureRoot()
+      await access(this.root, fsConstants.W_OK)
+    } catch (err) {
+      const unavailable = new AppError(
+        'storage_unavailable',
+        `The blob directory cannot be written (${errnoCode(err) ?? 'error'})`,
+      )
+      unavailable.cause = err
+      throw unavailable
+    }
   }
 
   async createUploadUrl(key: string, options: UploadRequest): Promise<UploadUrl> {

@@ -21,6 +21,7 @@ import { lengthGuard } from './length-guard.ts'
 import { lookupMimeType } from './mime-types.ts'
 import { parseS3Url } from './s3-url.ts'
 import { assertSafeKey, keyProblem, splitSafePrefix } from './safe-path.ts'
+import { asStorageError } from './storage-unavailable.ts'
 import { assertValidUploadRequest, type UploadRequest } from './upload-request.ts'
 
 export { parseS3Url }
@@ -47,6 +48,12 @@ export interface S3BlobStoreOptions {
   /** Default: the system clock (used as the presigning date). */
   clock?: Clock
   /**
+   * How long to wait for a connection to the store before the request fails (as
+   * `storage_unavailable`). Default 5 000 ms; without it an unreachable host that drops packets
+   * holds requests until the kernel gives up (minutes).
+   */
+  connectTimeoutMs?: number
+  /**
    * Where the SDK's own warnings go (a pino logger fits). Default: dropped; the SDK would
    * otherwise print some of them to the console.
    */
@@ -61,6 +68,13 @@ export interface SdkLogger {
 }
 
 const quiet: SdkLogger = { debug() {}, info() {}, warn() {}, error() {} }
+
+/** What the SDK signs for a PutObject without a type; a presigned PUT must then send it. */
+const DEFAULT_UPLOAD_CONTENT_TYPE = 'application/octet-stream'
+
+function rethrow(err: unknown): never {
+  throw asStorageError(err)
+}
 
 function statusOf(err: unknown): number | undefined {
   return (err as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode
@@ -113,6 +127,7 @@ export class S3BlobStore implements BlobStore {
       logger: options.logger ?? quiet,
       requestChecksumCalculation: checksums,
       responseChecksumValidation: checksums,
+      requestHandler: { connectionTimeout: options.connectTimeoutMs ?? 5000 },
       ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
       ...(options.credentials !== undefined && { credentials: options.credentials }),
     })
@@ -148,9 +163,9 @@ export class S3BlobStore implements BlobStore {
       if (expected !== undefined && bytes.length !== expected) {
         throw new AppError('invalid_request', `Body is ${bytes.length} bytes, declared ${expected}`)
       }
-      await this.client.send(
-        new PutObjectCommand({ ...input, Body: bytes, ContentLength: bytes.length }),
-      )
+      await this.client
+        .send(new PutObjectCommand({ ...input, Body: bytes, ContentLength: bytes.length }))
+        .catch(rethrow)
       return { size: bytes.length }
     }
     // Known length: stream it. The SDK pipes the body without watching it for errors, so a
@@ -173,7 +188,7 @@ export class S3BlobStore implements BlobStore {
       )
     } catch (err) {
       guard.destroy()
-      throw bodyError ?? err
+      throw bodyError ?? asStorageError(err)
     }
     return { size: expected }
   }
@@ -205,7 +220,7 @@ export class S3BlobStore implements BlobStore {
         const meta = await this.head(key)
         return meta && { ...meta, body: Readable.from([]), unsatisfiable: true }
       }
-      throw err
+      throw asStorageError(err)
     }
     const body = out.Body
     if (!(body instanceof Readable)) throw new Error('S3 GetObject returned no Node stream')
@@ -243,25 +258,29 @@ export class S3BlobStore implements BlobStore {
       return metaOf(key, out, out.ContentLength ?? 0)
     } catch (err) {
       if (isNoSuchKey(err)) return null
-      throw err
+      throw asStorageError(err)
     }
   }
 
   async delete(key: string): Promise<void> {
     assertSafeKey(key)
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.#full(key) }))
+    await this.client
+      .send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.#full(key) }))
+      .catch(rethrow)
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     if (prefix === '') throw new AppError('invalid_request', 'Refusing to delete every blob')
     for await (const keys of this.#pages(prefix)) {
       if (keys.length === 0) continue
-      const out = await this.client.send(
-        new DeleteObjectsCommand({
-          Bucket: this.bucket,
-          Delete: { Objects: keys.map((key) => ({ Key: key })), Quiet: true },
-        }),
-      )
+      const out = await this.client
+        .send(
+          new DeleteObjectsCommand({
+            Bucket: this.bucket,
+            Delete: { Objects: keys.map((key) => ({ Key: key })), Quiet: true },
+          }),
+        )
+        .catch(rethrow)
       const first = out.Errors?.[0]
       if (first) {
         throw new Error(`S3 could not delete ${first.Key ?? '?'}: ${first.Code} ${first.Message}`)
@@ -283,30 +302,35 @@ export class S3BlobStore implements BlobStore {
     splitSafePrefix(prefix)
     let token: string | undefined
     do {
-      const out = await this.client.send(
-        new ListObjectsV2Command({
-          Bucket: this.bucket,
-          Prefix: this.#full(prefix),
-          ...(token !== undefined && { ContinuationToken: token }),
-        }),
-      )
+      const out = await this.client
+        .send(
+          new ListObjectsV2Command({
+            Bucket: this.bucket,
+            Prefix: this.#full(prefix),
+            ...(token !== undefined && { ContinuationToken: token }),
+          }),
+        )
+        .catch(rethrow)
       yield (out.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []))
       token = out.IsTruncated ? out.NextContinuationToken : undefined
     } while (token !== undefined)
   }
 
   /**
-   * A presigned PUT. Content-Type and Content-Length, when given, are signed: the client must
-   * send exactly those (browsers and fetch() set Content-Length themselves).
+   * A presigned PUT. Content-Type and Content-Length are signed, so the client must send exactly
+   * those: the returned `headers` are every header the signature covers (besides Host), with the
+   * values signed — the SDK signs `application/octet-stream` when no type is given, and S3 refuses
+   * a PUT that leaves a signed header out. Browsers and fetch() set Content-Length themselves.
    */
   async createUploadUrl(key: string, options: UploadRequest): Promise<UploadUrl> {
     assertSafeKey(key)
     assertValidUploadRequest(options)
-    const { contentType, contentLength, expiresInSeconds } = options
+    const { contentLength, expiresInSeconds } = options
+    const contentType = options.contentType ?? DEFAULT_UPLOAD_CONTENT_TYPE
     const command = new PutObjectCommand({
       Bucket: this.bucket,
       Key: this.#full(key),
-      ...(contentType !== undefined && { ContentType: contentType }),
+      ContentType: contentType,
       ...(contentLength !== undefined && { ContentLength: contentLength }),
     })
     const signingDate = this.#clock.now()
@@ -315,14 +339,39 @@ export class S3BlobStore implements BlobStore {
       signingDate,
       signableHeaders: new Set(['content-type', 'content-length']),
     })
+    const values: Record<string, [string, string] | undefined> = {
+      'content-type': ['Content-Type', contentType],
+      'content-length':
+        contentLength === undefined ? undefined : ['Content-Length', String(contentLength)],
+    }
     const headers: Record<string, string> = {}
-    if (contentType !== undefined) headers['Content-Type'] = contentType
-    if (contentLength !== undefined) headers['Content-Length'] = String(contentLength)
+    const signed = new URL(url).searchParams.get('X-Amz-SignedHeaders')?.split(';') ?? []
+    for (const name of signed) {
+      if (name === 'host') continue
+      const header = values[name]
+      // A header the client cannot be told about would make every PUT fail: refuse to issue it.
+      if (!header) throw new Error(`presigned PUT signs ${name}, which the client would not send`)
+      headers[header[0]] = header[1]
+    }
     return {
       url,
       headers,
       expiresAt: new Date(signingDate.getTime() + expiresInSeconds * 1000),
     }
+  }
+
+  /**
+   * One ListObjectsV2 of at most one key under the prefix (allowed wherever the store is usable
+   * at all), bounded by `timeoutMs` (default 3 000). Throws `storage_unavailable` when the store
+   * does not answer, or its own error (wrong bucket, credentials) when it answers no.
+   */
+  async checkHealth(timeoutMs = 3000): Promise<void> {
+    const signal = AbortSignal.timeout(timeoutMs)
+    const list = new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix, MaxKeys: 1 })
+    await this.client.send(list, { abortSignal: signal }).catch((err: unknown) => {
+      if (signal.aborted) rethrow(signal.reason)
+      rethrow(err)
+    })
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import { Kysely, PostgresDialect } from 'kysely'
 import { Migrator } from 'kysely/migration'
 import pg from 'pg'
+import { translatingPool } from './database-unavailable.ts'
 import { migrationProvider } from './migrations/index.ts'
 import { createNodeSqliteDialect } from './node-sqlite-dialect.ts'
 import type { Database, Dialect } from './schema.ts'
@@ -13,17 +14,34 @@ export interface Db {
   close(): Promise<void>
 }
 
+export interface OpenDatabaseOptions {
+  /** PostgreSQL connections held by this process at most (DATABASE_POOL_SIZE). Default 10. */
+  poolSize?: number
+  /**
+   * How long opening one PostgreSQL connection may take before the query fails with
+   * `database_unavailable` (DATABASE_CONNECT_TIMEOUT_MS). Default 5 000 ms.
+   */
+  connectTimeoutMs?: number
+}
+
 /**
  * Opens the database named by `url`: `postgres://…` / `postgresql://…`, or `sqlite:PATH`
- * (`sqlite::memory:` for an in-memory database). A bare path is treated as SQLite.
+ * (`sqlite::memory:` for an in-memory database). A bare path is treated as SQLite. An
+ * unreachable PostgreSQL fails queries with AppError `database_unavailable` (503).
  */
-export function openDatabase(url: string, options: { poolSize?: number } = {}): Db {
+export function openDatabase(url: string, options: OpenDatabaseOptions = {}): Db {
   if (/^postgres(ql)?:\/\//.test(url)) {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 })
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    })
     // An idle connection closed by the server (restart, failover, admin) must not crash the
     // process: the pool drops it and the next query opens a new one.
     pool.on('error', () => {})
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    const kysely = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: translatingPool(pool) }),
+    })
     return { kysely, dialect: 'postgres', close: () => kysely.destroy() }
   }
   const path = url.replace(/^sqlite:(\/\/)?/, '')

@@ -7,21 +7,22 @@ import {
   SqliteDriver,
   type SqliteStatement,
 } from 'kysely'
-import { BACKSTOP_WAL_PAGES, startWalCheckpointer } from './wal-checkpointer.ts'
+import {
+  BACKSTOP_WAL_PAGES,
+  startWalCheckpointer,
+  type WalCheckpointer,
+} from './wal-checkpointer.ts'
 
 /**
  * Kysely's SQLite dialect speaks the better-sqlite3 interface; this adapts `node:sqlite` to it
  * (DESIGN §1: no native addons).
  */
-function adapt(db: DatabaseSync, onClose: () => void): SqliteDatabase {
+function adapt(db: DatabaseSync): SqliteDatabase {
   // Kysely asks for a statement per query; the same SQL text recurs constantly (each query
   // shape compiles to one text), so prepared statements are kept, least recently used first out.
   const cache = new Map<string, SqliteStatement>()
   return {
-    close: () => {
-      onClose()
-      db.close()
-    },
+    close: () => db.close(),
     prepare(sql: string): SqliteStatement {
       const cached = cache.get(sql)
       if (cached) {
@@ -67,19 +68,38 @@ function toSqlite(value: unknown): SQLInputValue {
  * deadlock upgrading a read lock to a write lock; waiting writers queue on busy_timeout instead.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #beforeClose: () => Promise<void>
+  constructor(
+    config: { database: () => Promise<SqliteDatabase> },
+    beforeClose: () => Promise<void>,
+  ) {
+    super(config)
+    this.#beforeClose = beforeClose
+  }
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+  }
+  /**
+   * The checkpointer's connection closes (and its thread exits) first, so the main connection is
+   * the last one: SQLite then checkpoints and removes the -wal and -shm files as it closes, and
+   * once `destroy` resolves nothing touches the database's folder any more.
+   */
+  override async destroy(): Promise<void> {
+    await this.#beforeClose()
+    await super.destroy()
   }
 }
 
 class NodeSqliteDialect extends SqliteDialect {
   readonly #database: () => Promise<SqliteDatabase>
-  constructor(database: () => Promise<SqliteDatabase>) {
+  readonly #beforeClose: () => Promise<void>
+  constructor(database: () => Promise<SqliteDatabase>, beforeClose: () => Promise<void>) {
     super({ database })
     this.#database = database
+    this.#beforeClose = beforeClose
   }
   override createDriver() {
-    return new ImmediateSqliteDriver({ database: this.#database })
+    return new ImmediateSqliteDriver({ database: this.#database }, this.#beforeClose)
   }
 }
 
@@ -88,15 +108,21 @@ class NodeSqliteDialect extends SqliteDialect {
  * checkpointed by a worker thread (wal-checkpointer.ts).
  */
 export function createNodeSqliteDialect(path: string): SqliteDialect {
-  return new NodeSqliteDialect(async () => {
-    const db = new DatabaseSync(path)
-    db.exec('PRAGMA journal_mode = WAL')
-    db.exec('PRAGMA foreign_keys = ON')
-    db.exec('PRAGMA busy_timeout = 10000')
-    db.exec('PRAGMA synchronous = NORMAL')
-    if (path === ':memory:') return adapt(db, () => {})
-    db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_WAL_PAGES}`)
-    const checkpointer = startWalCheckpointer(path)
-    return adapt(db, () => checkpointer.stop())
-  })
+  let checkpointer: WalCheckpointer | undefined
+  return new NodeSqliteDialect(
+    async () => {
+      const db = new DatabaseSync(path)
+      db.exec('PRAGMA journal_mode = WAL')
+      db.exec('PRAGMA foreign_keys = ON')
+      db.exec('PRAGMA busy_timeout = 10000')
+      db.exec('PRAGMA synchronous = NORMAL')
+      if (path === ':memory:') return adapt(db)
+      db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_WAL_PAGES}`)
+      checkpointer = startWalCheckpointer(path)
+      return adapt(db)
+    },
+    async () => {
+      await checkpointer?.stop()
+    },
+  )
 }

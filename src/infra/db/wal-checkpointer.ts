@@ -10,7 +10,12 @@ const DEFAULT_INTERVAL_MS = 200
 export const BACKSTOP_WAL_PAGES = 20_000
 
 export interface WalCheckpointer {
-  stop(): void
+  /**
+   * Stops the thread and resolves once it has exited, its connection closed. Until then that
+   * connection can still create or remove the -wal and -shm files, so whoever closes the
+   * database (and may delete its folder next) must wait for this first.
+   */
+  stop(): Promise<void>
 }
 
 /**
@@ -29,7 +34,19 @@ export function startWalCheckpointer(
   // Never keeps the process alive, and a failure only leaves the backstop in charge.
   worker.unref()
   worker.on('error', () => {})
+  // Created now: a thread that already died (an error) must not make stop() wait forever.
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
+  let stopping: Promise<void> | undefined
   return {
-    stop: () => worker.postMessage('stop'),
+    stop() {
+      stopping ??= (async () => {
+        // Referenced again while it winds down: an unreferenced thread does not keep the event
+        // loop alive, and a process with nothing else left would exit before 'exit' arrives.
+        worker.ref()
+        worker.postMessage('stop')
+        await exited
+      })()
+      return stopping
+    },
   }
 }

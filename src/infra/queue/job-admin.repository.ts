@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { type Clock, isoNow } from '../../shared/clock.ts'
 import type { Executor, JobsTable } from '../db/schema.ts'
 import { JOB_STATUSES, type JobInfo, type JobStatus } from './queue.types.ts'
@@ -89,4 +90,78 @@ function toJobInfo(row: JobsTable): JobInfo {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
+}
+
+/**
+ * Jobs that are due but nobody is running: `running` ones whose lease ran out (their worker died
+ * and no worker has taken them again) and `pending` ones due more than `overdueSeconds` ago (no
+ * worker is polling). Oldest first; `limit` default 100.
+ */
+export async function listStuckJobs(
+  executor: Executor,
+  now: Date,
+  options: { overdueSeconds?: number; limit?: number } = {},
+): Promise<JobInfo[]> {
+  const nowIso = now.toISOString()
+  const overdue = new Date(now.getTime() - (options.overdueSeconds ?? 300) * 1000).toISOString()
+  const rows = await executor
+    .selectFrom('jobs')
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'running'), eb('lease_until', '<', nowIso)]),
+        eb.and([eb('status', '=', 'pending'), eb('run_at', '<', overdue)]),
+      ]),
+    )
+    .orderBy('run_at')
+    .orderBy('id')
+    .limit(options.limit ?? 100)
+    .execute()
+  return rows.map(toJobInfo)
+}
+
+/**
+ * An operator's "run it again now": a `failed` job goes back to `pending` with its attempts
+ * reset; a `running` job whose lease ran out is released (its token cleared, so its old worker
+ * can no longer write) and due now; a `pending` job is made due now. A running job that still
+ * holds its lease, or a completed one, is left alone. Returns the status the job had, or null
+ * when nothing changed.
+ */
+export async function retryJobNow(
+  executor: Executor,
+  clock: Clock,
+  id: string,
+): Promise<JobStatus | null> {
+  const job = await executor
+    .selectFrom('jobs')
+    .select(['status', 'lease_until'])
+    .where('id', '=', id)
+    .executeTakeFirst()
+  if (!job) return null
+  const now = isoNow(clock)
+  if (job.status === 'failed') return (await retryFailedJob(executor, clock, id)) ? 'failed' : null
+  if (job.status === 'pending' || job.status === 'running') {
+    const result = await executor
+      .updateTable('jobs')
+      .set((eb) => ({
+        status: 'pending',
+        run_at: now,
+        lease_until: null,
+        lease_token: null,
+        // An interrupted run is not counted, and a last attempt gets its chance.
+        attempts: eb
+          .case()
+          .when('status', '=', 'running')
+          .then(sql<number>`case when attempts > 0 then attempts - 1 else 0 end`)
+          .else(eb.ref('attempts'))
+          .end(),
+        updated_at: now,
+      }))
+      .where('id', '=', id)
+      .where('status', '=', job.status)
+      .where((eb) => eb.or([eb('status', '=', 'pending'), eb('lease_until', '<', now)]))
+      .executeTakeFirst()
+    return result.numUpdatedRows === 1n ? job.status : null
+  }
+  return null
 }

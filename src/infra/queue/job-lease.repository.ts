@@ -198,3 +198,25 @@ export async function failExpiredFinalAttempts(db: Db, now: Date): Promise<numbe
     .executeTakeFirst()
   return Number(result.numUpdatedRows)
 }
+
+/**
+ * The heartbeat: extends a running job's lease to `leaseUntil` if `token` still holds it. False
+ * means the lease was taken over (it ran out and another worker claimed the job, or an operator
+ * released it): the caller must stop working on the job and write nothing more.
+ */
+export async function renewLease(
+  db: Db,
+  now: Date,
+  id: string,
+  token: string,
+  leaseUntil: Date,
+): Promise<boolean> {
+  const result = await db.kysely
+    .updateTable('jobs')
+    .set({ lease_until: leaseUntil.toISOString(), updated_at: now.toISOString() })
+    .where('id', '=', id)
+    .where('lease_token', '=', token)
+    .where('status', '=', 'running')
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}

@@ -5,8 +5,10 @@ import {
   countJobsByStatus,
   getJob,
   listJobs,
+  listStuckJobs,
   pruneFinishedJobs,
   retryFailedJob,
+  retryJobNow,
 } from './job-admin.repository.ts'
 import { enqueueJob } from './job-enqueue.ts'
 import { defineSchedule } from './job-schedule.repository.ts'
@@ -40,6 +42,16 @@ export interface Queue {
     list(options: { status: JobStatus; task?: string; limit?: number }): Promise<JobInfo[]>
     /** A `failed` job back to `pending` now with attempts reset; false if it was not failed. */
     retry(id: string): Promise<boolean>
+    /**
+     * Running jobs whose lease ran out and pending jobs overdue by more than `overdueSeconds`
+     * (default 300): work no worker is doing.
+     */
+    listStuck(options?: { overdueSeconds?: number; limit?: number }): Promise<JobInfo[]>
+    /**
+     * Runs a failed, stuck (expired lease) or pending job again now; returns the status it had,
+     * or null when it is running under a live lease, completed, or absent.
+     */
+    retryNow(id: string): Promise<JobStatus | null>
     /** Deletes completed (and optionally failed) jobs last updated before `before`. */
     prune(before: Date, options?: { includeFailed?: boolean }): Promise<number>
   }
@@ -64,6 +76,8 @@ export function createQueue(db: Db, options: QueueOptions = {}): Queue {
       get: (id) => getJob(db.kysely, id),
       list: (listOptions) => listJobs(db.kysely, listOptions),
       retry: (id) => retryFailedJob(db.kysely, clock, id),
+      listStuck: (stuckOptions) => listStuckJobs(db.kysely, clock.now(), stuckOptions),
+      retryNow: (id) => retryJobNow(db.kysely, clock, id),
       prune: (before, pruneOptions) => pruneFinishedJobs(db.kysely, before, pruneOptions),
     },
   }

@@ -39,8 +39,9 @@ export interface TaskContext {
   attempt: number
   maxAttempts: number
   /**
-   * Aborted when the job's lease runs out (another worker may then take the job) or when a
-   * stopping worker gives up waiting and releases the lease. Pass it to fetch, streams, etc.
+   * Aborted when the job's lease is lost — another worker took the job over, or the heartbeat
+   * could not renew it before it ran out — or when a stopping worker gives up waiting and
+   * releases the lease. Stop writing when it fires; pass it to fetch, streams, etc.
    */
   signal: AbortSignal
   clock: Clock
@@ -55,9 +56,9 @@ export type TaskHandler = (payload: unknown, ctx: TaskContext) => Promise<void>
 export interface TaskDefinition {
   handler: TaskHandler
   /**
-   * How long a claimed job is reserved for one worker before others may take it again (crash
-   * recovery). Must outlive the longest run of the handler. Default: the worker's
-   * `leaseSeconds` (60).
+   * How long a claimed job is reserved for one worker without a heartbeat: the worker renews it
+   * every third of this while the handler runs, so it bounds crash recovery, not the run's
+   * length. Default: the worker's `leaseSeconds` (60; JOB_LEASE_SECONDS, 30, for `courseport`).
    */
   leaseSeconds?: number
   /**

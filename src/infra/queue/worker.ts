@@ -7,6 +7,7 @@ import {
   failExpiredFinalAttempts,
   failJob,
   releaseJob,
+  renewLease,
 } from './job-lease.repository.ts'
 import { fireDueSchedules } from './job-schedule.repository.ts'
 import {
@@ -22,7 +23,11 @@ export interface WorkerOptions {
   concurrency?: number
   /** Wait between polls when idle; `wake()` cuts it short. Default: 1000 ms. */
   pollIntervalMs?: number
-  /** Lease of tasks that do not set their own. Default: 60 s. */
+  /**
+   * Lease of tasks that do not set their own. Default: 60 s (`courseport worker` passes
+   * JOB_LEASE_SECONDS, default 30). Leases are renewed while the job runs (see `Worker`), so
+   * this is how long a killed worker's job waits before another worker takes it.
+   */
   leaseSeconds?: number
   /** Whether this worker fires due schedules (safe on every worker). Default: true. */
   schedules?: boolean
@@ -43,6 +48,8 @@ interface ResolvedTask {
 interface RunningJob {
   job: ClaimedJob
   controller: AbortController
+  /** Set once a heartbeat found the lease taken over: the outcome must not be written. */
+  lost: boolean
   /** Set once `stop()` has released the lease: the outcome must not be written. */
   released: boolean
   done: Promise<void>
@@ -54,6 +61,13 @@ const LAST_ERROR_MAX_CHARS = 4000
  * Polls the jobs table and runs the registered tasks. Handler errors are recorded on the job
  * (retry with backoff, then `failed`) and never escape; database errors while polling are logged
  * and the next poll tries again. Several workers, in one or many processes, may share a database.
+ *
+ * Leases are short and kept alive by a heartbeat: every third of its lease a running job's
+ * `lease_until` is pushed forward under its fencing token. A worker that dies stops renewing, so
+ * its jobs are claimable again within one lease (30 s with the default JOB_LEASE_SECONDS) rather
+ * than after the longest run a task could take. A heartbeat that finds the token changed (the job
+ * was taken over) aborts the job's signal and nothing more is written for that run; one that
+ * cannot reach the database keeps trying, and the signal is aborted when the lease runs out.
  */
 export class Worker {
   readonly #db: Db
@@ -199,19 +213,60 @@ export class Worker {
     const task = this.#tasks.get(job.task)
     if (!task) throw new Error(`claimed job ${job.id} of unregistered task ${job.task}`)
     const controller = new AbortController()
-    const leaseTimer = setTimeout(
-      () => controller.abort(new Error(`lease of job ${job.id} expired`)),
-      task.leaseSeconds * 1000,
-    )
+    const leaseMs = task.leaseSeconds * 1000
+    const expire = () => controller.abort(new Error(`lease of job ${job.id} expired`))
+    let leaseTimer = setTimeout(expire, leaseMs)
     leaseTimer.unref()
-    const entry: RunningJob = { job, controller, released: false, done: Promise.resolve() }
+    const entry: RunningJob = {
+      job,
+      controller,
+      lost: false,
+      released: false,
+      done: Promise.resolve(),
+    }
+    let renewing = false
+    const heartbeat = setInterval(
+      () => {
+        if (renewing || controller.signal.aborted) return
+        renewing = true
+        const startedAt = this.#clock.now()
+        void this.#renew(entry, new Date(startedAt.getTime() + leaseMs))
+          .then((renewed) => {
+            if (!renewed) return
+            clearTimeout(leaseTimer)
+            leaseTimer = setTimeout(expire, leaseMs)
+            leaseTimer.unref()
+          })
+          .finally(() => {
+            renewing = false
+          })
+      },
+      Math.max(100, Math.floor(leaseMs / 3)),
+    )
+    heartbeat.unref()
     this.#running.set(job.id, entry)
     entry.done = this.#execute(entry, task).finally(() => {
+      clearInterval(heartbeat)
       clearTimeout(leaseTimer)
       this.#running.delete(job.id)
       this.wake()
     })
     return entry
+  }
+
+  /** One heartbeat; true when the lease was extended. Never rejects. */
+  async #renew(entry: RunningJob, until: Date): Promise<boolean> {
+    const { job } = entry
+    try {
+      if (await renewLease(this.#db, this.#clock.now(), job.id, job.leaseToken, until)) return true
+      if (entry.released) return false
+      entry.lost = true
+      entry.controller.abort(new Error(`lease of job ${job.id} was taken over`))
+      this.#logger.warn({ jobId: job.id, task: job.task }, 'job lease taken over; run abandoned')
+    } catch (err) {
+      this.#logger.warn({ jobId: job.id, err }, 'could not renew a job lease; retrying')
+    }
+    return false
   }
 
   /** Runs the handler and records the outcome under the lease token; never rejects. */
@@ -231,7 +286,7 @@ export class Worker {
     } catch (err) {
       failure = err
     }
-    if (entry.released) return
+    if (entry.released || entry.lost) return
     const log = { jobId: job.id, task: job.task, attempt: job.attempts }
     try {
       const now = this.#clock.now()

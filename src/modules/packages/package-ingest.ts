@@ -79,23 +79,28 @@ async function ingestNow(options: IngestOptions): Promise<IngestedPackage> {
     await blobs.delete(zipKey)
   }
   // The original zip is copied while the files are extracted: neither depends on the other.
-  const zipCopy = blobs.putFile(zipKey, options.zipPath, {
-    contentType: 'application/zip',
-    deferSync: true,
-  })
+  // Its outcome is caught here, where it starts: a rejection nobody listens to yet (an
+  // unreachable store fails it within milliseconds) would end the process.
+  const zipCopy: Promise<{ failed: unknown } | null> = blobs
+    .putFile(zipKey, options.zipPath, { contentType: 'application/zip', deferSync: true })
+    .then(
+      () => null,
+      (failed: unknown) => ({ failed }),
+    )
   const writer = new ParallelPut(blobs)
   try {
     await storePackageFiles(options.zipPath, summary, limits, (path, stream, size) =>
       writer.put(`${prefix}/${path}`, stream, size),
     )
     await writer.finish()
-    await zipCopy
+    const copy = await zipCopy
+    if (copy) throw copy.failed
     // One flush for the whole package, before the version can be registered.
     await blobs.flush()
   } catch (err) {
     // Every write must have settled before the clean-up, or one could land after it.
     await Promise.allSettled([writer.finish(), zipCopy])
-    await discard()
+    await discard().catch(() => {}) // the store may be what failed; the error to report is err
     throw err
   }
   const { files, ...manifest } = summary

@@ -13,7 +13,7 @@ import type { Database } from '../../infra/db/schema.ts'
 import { AppError, isAppError } from '../../shared/app-error.ts'
 import { type Clock, isoNow } from '../../shared/clock.ts'
 import { newId } from '../../shared/ids.ts'
-import type { TenantScope } from '../tenants/tenant-scope.ts'
+import { isMode, type TenantScope } from '../tenants/tenant-scope.ts'
 import * as repo from './package.repository.ts'
 import type { PackageDetail, PackageService } from './package.service.ts'
 
@@ -100,7 +100,11 @@ export class UploadService {
     }
   }
 
-  /** The fs backend's PUT target: the signed token names the key and the exact length. */
+  /**
+   * The fs backend's PUT target: the signed token names the key and the exact length. A URL whose
+   * upload was already processed is refused (409), and a PUT that finishes after processing
+   * started removes what it wrote, so a used URL can never leave a file nobody accounts for.
+   */
   async receiveSignedUpload(
     token: string,
     body: Readable,
@@ -124,10 +128,36 @@ export class UploadService {
         `Content-Length must be ${contentLength}, the file_size you declared`,
       )
     }
-    const guarded = body.pipe(lengthGuard({ expected: contentLength }))
-    body.on('error', (err) => guarded.destroy(err))
-    const { size } = await this.#deps.blobs.put(key, guarded, { contentLength })
-    return { storage_path: key, size }
+    if (await this.#intentUsed(key)) {
+      body.resume()
+      throw new AppError('conflict', 'This upload URL was already used; ask for a new one')
+    }
+    // pipeline() listens for 'error' on both streams before a byte flows: a chunked body of the
+    // wrong length (or a client hanging up) fails this request, never the process.
+    const guarded = lengthGuard(
+      contentLength === undefined
+        ? { max: this.#deps.config.upload.maxBytes }
+        : { expected: contentLength },
+    )
+    const [piped, stored] = await Promise.allSettled([
+      pipeline(body, guarded),
+      this.#deps.blobs.put(key, guarded, { contentLength }),
+    ])
+    if (piped.status === 'rejected') throw piped.reason
+    if (stored.status === 'rejected') throw stored.reason
+    if (await this.#intentUsed(key)) {
+      await this.#deps.blobs.delete(key)
+      throw new AppError('conflict', 'This upload URL was already used; ask for a new one')
+    }
+    return { storage_path: key, size: stored.value.size }
+  }
+
+  /** Whether the intent of an upload key is gone (cleaned up) or consumed (processed). */
+  async #intentUsed(key: string): Promise<boolean> {
+    const [tenantId = '', mode = ''] = key.split('/')
+    if (!isMode(mode)) return true
+    const intent = await repo.findUploadIntent(this.#deps.db, { tenantId, mode }, key)
+    return !intent || intent.consumed_at !== null
   }
 
   /** Step 3: validates and stores the uploaded zip as a package (or as a new version). */

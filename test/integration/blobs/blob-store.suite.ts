@@ -89,6 +89,10 @@ export function describeBlobStore(
       await harness.stop()
     })
 
+    test('checkHealth resolves while the store answers', async () => {
+      await store.checkHealth()
+    })
+
     test('put then get returns the bytes with size, strong ETag, date and type', async () => {
       const key = `${area()}/course/index.html`
       const bytes = Buffer.from('<!doctype html><title>hi</title>')

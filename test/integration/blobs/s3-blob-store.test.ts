@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict'
+import type { AddressInfo } from 'node:net'
+import { createServer as createNetServer } from 'node:net'
 import { Readable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
@@ -116,5 +118,30 @@ describe('s3 blob store specifics', () => {
     assert.deepEqual(await readAll(got.body), bytes.subarray(100_000, 101_000))
     assert.equal(got.size, 300_000)
     await store.close()
+  })
+
+  test('an unreachable store fails every operation with storage_unavailable, and checkHealth says so', async () => {
+    const server = createNetServer()
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    await new Promise((resolve) => server.close(resolve)) // nothing listens there now
+    const store = new S3BlobStore({
+      url: 's3://gone/prefix',
+      endpoint: `http://127.0.0.1:${port}`,
+      credentials: s3.credentials,
+      forcePathStyle: true,
+    })
+    const unavailable = (err: unknown) =>
+      err instanceof AppError && err.code === 'storage_unavailable' && err.status === 503
+    await assert.rejects(store.checkHealth(), unavailable)
+    await assert.rejects(store.put('a.txt', Buffer.from('x')), unavailable)
+    await assert.rejects(store.get('a.txt'), unavailable)
+    await assert.rejects(store.head('a.txt'), unavailable)
+    await assert.rejects(store.delete('a.txt'), unavailable)
+    await assert.rejects(collect(store.list('')), unavailable)
+    await store.close()
+    const live = storeOn(s3, 'health')
+    await live.checkHealth()
+    await live.close()
   })
 })

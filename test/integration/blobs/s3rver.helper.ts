@@ -51,13 +51,20 @@ export interface RunningS3 {
   stop(): Promise<void>
 }
 
-/** An in-process s3rver on 127.0.0.1 (random port) storing into a fresh temp directory. */
-export async function startS3rver(bucket = 'courseport-test'): Promise<RunningS3> {
+/**
+ * An in-process s3rver on 127.0.0.1 (random port) storing into a fresh temp directory. Given a
+ * `port` and `directory` (an outage test restarting the store), it uses them and `stop` keeps
+ * the directory.
+ */
+export async function startS3rver(
+  bucket = 'courseport-test',
+  options: { port?: number; directory?: string } = {},
+): Promise<RunningS3> {
   letS3rverMakeContinuationTokens()
-  const directory = await mkdtemp(join(tmpdir(), 'cp-s3rver-'))
+  const directory = options.directory ?? (await mkdtemp(join(tmpdir(), 'cp-s3rver-')))
   const server = new S3rver({
     address: '127.0.0.1',
-    port: 0,
+    port: options.port ?? 0,
     silent: true,
     directory,
     configureBuckets: [{ name: bucket }],
@@ -69,7 +76,7 @@ export async function startS3rver(bucket = 'courseport-test'): Promise<RunningS3
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     async stop() {
       await server.close()
-      await rm(directory, { recursive: true, force: true })
+      if (!options.directory) await rm(directory, { recursive: true, force: true })
     },
   }
 }

@@ -106,6 +106,8 @@ for (const target of DATABASE_TARGETS) {
       const url = new URL(POSTGRES_ADMIN_URL)
       url.pathname = `/${dbName}`
       serveEnv.DATABASE_URL = url.toString()
+      // Required with PostgreSQL: several processes must verify each other's tokens.
+      serveEnv.SECRET_KEY = 'cli-test-secret-key-0123456789abcdefgh'
     }
     try {
       const first = await serve(serveEnv)

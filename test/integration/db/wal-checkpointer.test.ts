@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict'
-import { statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
-import { BACKSTOP_WAL_PAGES } from '../../../src/infra/db/wal-checkpointer.ts'
+import { openDatabase } from '../../../src/infra/db/database.ts'
+import { BACKSTOP_WAL_PAGES, startWalCheckpointer } from '../../../src/infra/db/wal-checkpointer.ts'
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts'
 
 describe('SQLite WAL checkpoints', () => {
@@ -28,7 +32,11 @@ describe('SQLite WAL checkpoints', () => {
           await sql`insert into filler (body) values (${body})`.execute(trx)
       })
     }
-    assert.ok(3000 < BACKSTOP_WAL_PAGES)
+    // The main connection leaves checkpoints to the thread until the WAL reaches the backstop.
+    const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(
+      kysely,
+    )
+    assert.equal(Number(rows[0]?.wal_autocheckpoint), BACKSTOP_WAL_PAGES)
     const deadline = Date.now() + 10_000
     while (statSync(path).size < 11_000_000 && Date.now() < deadline) await sleep(50)
     assert.ok(
@@ -36,4 +44,47 @@ describe('SQLite WAL checkpoints', () => {
       `the database file holds the rows (${statSync(path).size} bytes)`,
     )
   })
+
+  test('close() returns only once the checkpointer is gone: the folder can be removed at once', async () => {
+    // The cause of a flaky teardown (ENOTEMPTY): the checkpointer's thread still had its
+    // connection open after close() returned, and closing it re-created or removed -wal/-shm
+    // while the test removed the folder. Now the main connection closes last, removing both.
+    for (let round = 0; round < 25; round++) {
+      const dir = mkdtempSync(join(tmpdir(), 'cp-wal-close-'))
+      const db = openDatabase(`sqlite:${join(dir, 'x.db')}`)
+      await sql`create table t (id integer primary key, v text)`.execute(db.kysely)
+      for (let i = 0; i < 20; i++)
+        await sql`insert into t (v) values (${'y'.repeat(500)})`.execute(db.kysely)
+      await db.close()
+      assert.deepEqual(readdirSync(dir), ['x.db'], `round ${round}: only the database file is left`)
+      rmSync(dir, { recursive: true })
+    }
+  })
+
+  test('stop() resolves once the thread has closed its connection (stressed)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const dir = mkdtempSync(join(tmpdir(), 'cp-wal-stop-'))
+      const path = join(dir, 'x.db')
+      const main = new DatabaseSync(path)
+      main.exec('PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; PRAGMA busy_timeout = 0')
+      main.exec('create table t (v text)')
+      const before = statSync(path).size
+      const insert = main.prepare('insert into t (v) values (?)')
+      for (let i = 0; i < 200; i++) insert.run('z'.repeat(1000))
+      const checkpointer = startWalCheckpointer(path, 5)
+      // The thread is connected once its first checkpoint has copied the WAL into the file.
+      await waitUntil(() => statSync(path).size > before)
+      await checkpointer.stop()
+      // Leaving WAL mode needs every other connection closed: it fails (database is locked)
+      // if the thread's connection were still open.
+      main.exec('PRAGMA journal_mode = DELETE')
+      main.close()
+      assert.deepEqual(readdirSync(dir), ['x.db'], `round ${round}`)
+      rmSync(dir, { recursive: true })
+    }
+  })
 })
+
+async function waitUntil(check: () => boolean): Promise<void> {
+  while (!check()) await sleep(5)
+}

@@ -84,4 +84,54 @@ describeEachDatabase('job queue: crash recovery', (database) => {
       failed: 0,
     })
   })
+
+  test('heartbeats keep a live worker job past its lease; a SIGKILLed worker job moves within one lease', async (t) => {
+    const lease = 2
+    rmSync(join(dir, 'release'), { force: true }) // the job must block until the kill
+    const { db, url } = database()
+    const queue = createQueue(db)
+    const id = await queue.enqueue(db.kysely, {
+      task: 'test.block',
+      payload: { step: 'heartbeat' },
+    })
+    const child = await spawnWorker(url, dir, lease)
+    await waitFor('the child worker to start the job', () =>
+      existsSync(join(dir, `started-${id}-pid-${child.pid}`)),
+    )
+    const survivorDb = ownConnection(t, database())
+    const survivor = new Worker(survivorDb, sharedTestTasks(survivorDb, dir, 'heir', lease), {
+      pollIntervalMs: 50,
+      leaseSeconds: lease,
+      logger: silentLogger,
+    })
+    survivor.start()
+    try {
+      // The first lease ran out long ago unless the child renewed it: wait for two renewals
+      // past it while the survivor polls, and see that the survivor never took the job.
+      const first = Date.parse((await queue.jobs.get(id))?.leaseUntil ?? '')
+      await waitFor('two heartbeats past the first lease', async () => {
+        const until = Date.parse((await queue.jobs.get(id))?.leaseUntil ?? '')
+        return until >= first + (2 * (lease * 1000)) / 3 + lease * 1000 - 50
+      })
+      assert.equal(existsSync(join(dir, `started-${id}-heir`)), false, 'a live lease is kept')
+
+      const killedAt = Date.now()
+      process.kill(child.pid ?? 0, 'SIGKILL')
+      await exited(child)
+      await waitFor('the survivor to take the job over', () =>
+        existsSync(join(dir, `started-${id}-heir`)),
+      )
+      const recoveryMs = Date.now() - killedAt
+      t.diagnostic(`taken over ${recoveryMs} ms after SIGKILL (lease ${lease} s)`)
+      assert.ok(recoveryMs <= lease * 1000 + 1500, `recovery took ${recoveryMs} ms`)
+      writeFileSync(join(dir, 'release'), '')
+      await waitFor(
+        'the job to complete',
+        async () => (await queue.jobs.get(id))?.status === 'completed',
+      )
+    } finally {
+      await survivor.stop()
+      rmSync(join(dir, 'release'), { force: true })
+    }
+  })
 })

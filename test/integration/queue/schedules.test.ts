@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { beforeEach, type TestContext, test } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
 import {
   createQueue,
   type ScheduledPayload,
@@ -9,7 +8,7 @@ import {
 } from '../../../src/infra/queue/index.ts'
 import { ManualClock } from '../../../src/shared/clock.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
-import { ownConnection, silentLogger } from './queue-test-helpers.ts'
+import { ownConnection, silentLogger, waitFor } from './queue-test-helpers.ts'
 
 describeEachDatabase('job queue: schedules', (database) => {
   beforeEach(async () => {
@@ -105,12 +104,18 @@ describeEachDatabase('job queue: schedules', (database) => {
     try {
       await queue.defineSchedule('tick', 'tick', 1)
       for (const worker of workers) worker.start()
-      await sleep(2500)
+      await waitFor('three periods to fire', () => fired.length >= 3, 20_000)
     } finally {
       await close()
     }
-    assert.ok(fired.length >= 2 && fired.length <= 3, `fired ${fired.length} times in 2.5 s`)
     assert.equal(new Set(fired).size, fired.length, `no period twice: ${fired.join(', ')}`)
+    // One run per period, none skipped: consecutive periods are exactly one interval apart.
+    const times = fired.map((at) => Date.parse(at)).sort((a, b) => a - b)
+    assert.deepEqual(
+      times.slice(1).map((at, i) => at - (times[i] ?? 0)),
+      times.slice(1).map(() => 1000),
+      fired.join(', '),
+    )
     const jobs = await db.kysely.selectFrom('jobs').select('job_key').execute()
     assert.equal(jobs.length, fired.length)
   })

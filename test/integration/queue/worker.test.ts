@@ -151,6 +151,58 @@ describeEachDatabase('job queue: worker', (database) => {
     }
   })
 
+  test('a heartbeat renews the lease while the job runs, and one that finds it taken over aborts the run', async (t) => {
+    const { db } = database()
+    const queue = createQueue(db)
+    let context: TaskContext | undefined
+    const worker = new Worker(
+      ownConnection(t, database()),
+      {
+        beat: {
+          leaseSeconds: 0.3, // renewed every 100 ms
+          handler: async (_payload, ctx) => {
+            context = ctx
+            await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+          },
+        },
+      },
+      { logger: silentLogger, pollIntervalMs: 10 },
+    )
+    const id = await queue.enqueue(db.kysely, { task: 'beat' })
+    worker.start()
+    try {
+      await waitFor('the job to start', () => context !== undefined)
+      const first = Date.parse((await queue.jobs.get(id))?.leaseUntil ?? '')
+      await waitFor('a renewal', async () => {
+        return Date.parse((await queue.jobs.get(id))?.leaseUntil ?? '') > first
+      })
+      assert.equal(context?.signal.aborted, false)
+      // Another worker takes the job over (its claim writes a new fencing token).
+      await db.kysely
+        .updateTable('jobs')
+        .set({ lease_token: 'other-worker' })
+        .where('id', '=', id)
+        .execute()
+      await waitFor('the run to be aborted', () => context?.signal.aborted === true)
+      assert.match(String((context?.signal.reason as Error | undefined)?.message), /taken over/)
+      await waitFor('the run to end', () => worker.runningCount === 0)
+      const job = await queue.jobs.get(id)
+      assert.equal(job?.status, 'running', 'the abandoned run wrote no outcome')
+      assert.equal(
+        (
+          await db.kysely
+            .selectFrom('jobs')
+            .select('lease_token')
+            .where('id', '=', id)
+            .executeTakeFirst()
+        )?.lease_token,
+        'other-worker',
+      )
+    } finally {
+      await worker.stop()
+    }
+  })
+
   test('a completion with a stale lease token updates 0 rows', async () => {
     const { db } = database()
     const clock = new ManualClock('2026-03-01T10:00:00.000Z')
@@ -219,6 +271,10 @@ describeEachDatabase('job queue: worker', (database) => {
     const queue = createQueue(db)
     const id = await queue.enqueue(db.kysely, { task: 'long' })
     let firstContext: TaskContext | undefined
+    let finishFirst = () => {}
+    const firstMayFinish = new Promise<void>((resolve) => {
+      finishFirst = resolve
+    })
     const stuck = new Worker(
       ownConnection(t, database()),
       {
@@ -226,7 +282,7 @@ describeEachDatabase('job queue: worker', (database) => {
           leaseSeconds: 3600,
           handler: async (_payload, ctx) => {
             firstContext = ctx
-            await new Promise((r) => setTimeout(r, 300)) // ignores the signal on purpose
+            await firstMayFinish // ignores the signal on purpose
           },
         },
       },
@@ -251,7 +307,8 @@ describeEachDatabase('job queue: worker', (database) => {
     )
     assert.equal(await next.runOnce(), 1)
     assert.deepEqual(attempts, [1])
-    await new Promise((r) => setTimeout(r, 350)) // the first handler ends; its result is ignored
+    finishFirst() // the first handler ends now; its result must be ignored
+    await waitFor('the first run to be wound up', () => stuck.runningCount === 0)
     const job = await queue.jobs.get(id)
     assert.equal(job?.status, 'completed')
     assert.equal(job?.attempts, 1)

@@ -1,17 +1,20 @@
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { Type } from 'typebox'
+import type { BlobStore } from '../../../infra/blobs/blob-store.ts'
 import type { Db } from '../../../infra/db/database.ts'
+import { RETRY_AFTER_SECONDS } from './retry-after.ts'
 
 const Health = Type.Object({ status: Type.String() })
 
 /**
  * `/healthz`: the process is up (no I/O, for liveness probes and as the benchmarks' baseline).
- * `/readyz`: the database answers and the process is not shutting down.
+ * `/readyz`: the database and the blob store answer and the process is not shutting down; it
+ * names the first dependency that does not (`database_unavailable`, `storage_unavailable`).
  */
 export async function healthRoutes(
   app: FastifyInstance,
-  options: { db: Db; isShuttingDown: () => boolean },
+  options: { db: Db; blobs?: BlobStore; isShuttingDown: () => boolean },
 ): Promise<void> {
   const schema = (summary: string) => ({
     tags: ['system'],
@@ -23,12 +26,22 @@ export async function healthRoutes(
     status: 'ok',
   }))
   app.get('/readyz', { schema: schema('Readiness'), logLevel: 'warn' }, async (_request, reply) => {
-    if (options.isShuttingDown()) return reply.status(503).send({ status: 'shutting_down' })
-    try {
-      await sql`select 1`.execute(options.db.kysely)
-      return { status: 'ready' }
-    } catch {
-      return reply.status(503).send({ status: 'database_unavailable' })
-    }
+    const problem = options.isShuttingDown() ? 'shutting_down' : await firstProblem(options)
+    if (problem === null) return { status: 'ready' }
+    return reply
+      .status(503)
+      .header('retry-after', String(RETRY_AFTER_SECONDS))
+      .send({ status: problem })
   })
+}
+
+/** Both dependencies are probed at once, so a slow store does not delay the database's answer. */
+async function firstProblem(options: { db: Db; blobs?: BlobStore }): Promise<string | null> {
+  const [database, storage] = await Promise.allSettled([
+    sql`select 1`.execute(options.db.kysely),
+    options.blobs?.checkHealth(),
+  ])
+  if (database.status === 'rejected') return 'database_unavailable'
+  if (storage.status === 'rejected') return 'storage_unavailable'
+  return null
 }
