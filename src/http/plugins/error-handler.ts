@@ -1,5 +1,9 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ERROR_STATUS, type ErrorCode, isAppError } from '../../shared/app-error.ts'
+import { IdempotentReplay } from './idempotency.ts'
+import { redactUrl } from './log-redaction.ts'
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
@@ -19,6 +23,13 @@ function body(code: string, message: string, details?: unknown) {
 /** One error handler: every failure leaves as `{"error": {code, message, details?}}`. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err instanceof IdempotentReplay) {
+      return reply
+        .status(err.status)
+        .header('idempotent-replayed', 'true')
+        .type('application/json; charset=utf-8')
+        .send(err.body)
+    }
     if (isAppError(err)) {
       if (err.status >= 500) request.log.error({ err }, err.message)
       return reply.status(err.status).send(body(err.code, err.message, err.details))
@@ -43,9 +54,71 @@ export function registerErrorHandling(app: FastifyInstance): void {
       .status(500)
       .send(body('internal_error', `Internal error; quote request id ${request.id}`))
   })
+  // JSON only; the path is echoed with its tokens redacted.
   app.setNotFoundHandler((request, reply) => {
     reply
       .status(404)
-      .send(body('not_found', `No route ${request.method} ${request.url.split('?')[0]}`))
+      .send(
+        body(
+          'not_found',
+          `No route ${request.method} ${redactUrl(request.url.split('?')[0] ?? '')}`,
+        ),
+      )
   })
 }
+
+/**
+ * Fastify's `frameworkErrors`: errors raised before routing (a malformed percent-escape, an
+ * over-long path parameter) get the same error body as everything else, and never echo the URL,
+ * which may carry a token.
+ */
+export function frameworkErrorHandler(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 400
+  void reply.code(status).send(body('invalid_request', 'Malformed request URL'))
+}
+
+/** Node's HTTP parser errors, answered before Fastify sees a request. */
+const PARSER_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    code: 'header_too_large',
+    message: 'The request line or headers are too large',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    code: 'request_timeout',
+    message: 'The request took too long to arrive',
+  },
+}
+
+/**
+ * Fastify's `clientErrorHandler` (Node's 'clientError'): a request the HTTP parser refuses (a tab
+ * or NUL in the path, a 70 KB request line, a broken chunk) still gets the error body and a 4xx,
+ * then the connection is closed, as the stream can no longer be trusted.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed || socket.writableEnded) return
+  const known = PARSER_ERRORS[err.code ?? ''] ?? {
+    code: 'invalid_request',
+    message: 'The HTTP request is malformed',
+  }
+  const status = ERROR_STATUS[known.code]
+  const payload = JSON.stringify(body(known.code, known.message))
+  // end(), not destroy(): closing with unread bytes (the rest of a 70 KB request line) would
+  // reset the connection and lose the answer. What still arrives is read and dropped, and a
+  // client that never closes its side is cut off after LINGER_MS.
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(payload)}\r\nX-Content-Type-Options: nosniff\r\n` +
+      `Connection: close\r\n\r\n${payload}`,
+  )
+  socket.resume()
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS)
+  linger.unref()
+  socket.once('close', () => clearTimeout(linger))
+}
+
+/** How long a refused connection may keep sending before it is closed (2 s). */
+const LINGER_MS = 2000

@@ -11,6 +11,12 @@ const RETENTION_MS = 24 * 3600 * 1000
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyKey: string | null
+    /**
+     * Set on a multipart POST carrying Idempotency-Key: the body is still unread in preHandler,
+     * so whoever reads it claims the key with a digest of what it read (receive-upload.ts).
+     * A replay is thrown as `IdempotentReplay`.
+     */
+    claimIdempotency: ((bodyDigest: string) => Promise<void>) | null
   }
   interface FastifyContextConfig {
     /** false: the route ignores Idempotency-Key (its answer must never be stored, e.g. a secret). */
@@ -18,16 +24,28 @@ declare module 'fastify' {
   }
 }
 
-function fingerprint(request: FastifyRequest): string {
-  const hash = createHash('sha256').update(`${request.method} ${request.url}\n`)
-  // Multipart bodies are still unread here: their size and type stand in for them.
-  if (request.isMultipart()) {
-    hash.update(`${request.headers['content-type']} ${request.headers['content-length']}`)
-  } else {
-    hash.update(JSON.stringify(request.body ?? null))
+/** The stored answer of an earlier request with the same key; the error handler sends it. */
+export class IdempotentReplay extends Error {
+  readonly status: number
+  readonly body: string
+  constructor(status: number, body: string) {
+    super('Idempotent replay')
+    this.status = status
+    this.body = body
   }
-  return hash.digest('hex')
 }
+
+/**
+ * What the request means: method, URL and the body's content. A multipart body is represented
+ * by the digest of its fields and files (never its boundary, which a client's retry changes).
+ */
+function fingerprint(request: FastifyRequest, bodyDigest: string): string {
+  return createHash('sha256')
+    .update(`${request.method} ${request.url}\n${bodyDigest}`)
+    .digest('hex')
+}
+
+type Claim = { claimed: true } | { replay: { status: number; body: string } }
 
 /**
  * `Idempotency-Key` on POST: the first request with a key runs and its response (any status
@@ -41,16 +59,12 @@ export function registerIdempotency(
 ): void {
   const { db, clock } = options
   app.decorateRequest('idempotencyKey', null)
+  app.decorateRequest('claimIdempotency', null)
 
-  app.addHook('preHandler', async (request, reply) => {
-    const key = request.headers['idempotency-key']
-    if (request.method !== 'POST' || typeof key !== 'string' || !request.auth) return
-    if (request.routeOptions.config.idempotent === false) return
-    if (key.length === 0 || key.length > 255) {
-      throw new AppError('validation_failed', 'Idempotency-Key must be 1 to 255 characters')
-    }
-    const scope = { tenant_id: request.auth.tenantId, mode: request.auth.mode, key }
-    const print = fingerprint(request)
+  async function claim(request: FastifyRequest, key: string, print: string): Promise<Claim> {
+    const auth = request.auth
+    if (!auth) return { claimed: true }
+    const scope = { tenant_id: auth.tenantId, mode: auth.mode, key }
     const now = clock.now()
     await db
       .deleteFrom('idempotency_keys')
@@ -73,7 +87,7 @@ export function registerIdempotency(
       .executeTakeFirst()
     if (claimed) {
       request.idempotencyKey = key
-      return
+      return { claimed: true }
     }
     const existing = await db
       .selectFrom('idempotency_keys')
@@ -88,17 +102,42 @@ export function registerIdempotency(
         'This Idempotency-Key was already used with a different request',
       )
     }
-    if (existing.status_code === null) {
+    if (existing.status_code === null || existing.response_body === null) {
       throw new AppError(
         'idempotency_conflict',
         'A request with this Idempotency-Key is still running',
       )
     }
+    return { replay: { status: existing.status_code, body: existing.response_body } }
+  }
+
+  app.addHook('preHandler', async (request, reply) => {
+    const key = request.headers['idempotency-key']
+    if (request.method !== 'POST' || typeof key !== 'string' || !request.auth) return
+    if (request.routeOptions.config.idempotent === false) return
+    if (key.length === 0 || key.length > 255) {
+      throw new AppError('validation_failed', 'Idempotency-Key must be 1 to 255 characters')
+    }
+    if (request.isMultipart()) {
+      request.claimIdempotency = async (bodyDigest) => {
+        request.claimIdempotency = null
+        const outcome = await claim(request, key, fingerprint(request, bodyDigest))
+        if ('replay' in outcome)
+          throw new IdempotentReplay(outcome.replay.status, outcome.replay.body)
+      }
+      return
+    }
+    const outcome = await claim(
+      request,
+      key,
+      fingerprint(request, JSON.stringify(request.body ?? null)),
+    )
+    if ('claimed' in outcome) return
     return reply
-      .status(existing.status_code)
+      .status(outcome.replay.status)
       .header('idempotent-replayed', 'true')
       .type('application/json; charset=utf-8')
-      .send(existing.response_body)
+      .send(outcome.replay.body)
   })
 
   app.addHook('onSend', async (request, reply, payload) => {

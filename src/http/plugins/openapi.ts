@@ -37,12 +37,26 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
             description: 'Authorization: Bearer <API key>',
           },
           apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          dashboardSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'cp_session',
+            description:
+              'The dashboard session cookie set by POST /api/customer/login; state-changing ' +
+              "calls also send the session's CSRF token as X-CSRF-Token. API keys are refused.",
+          },
         },
       },
       tags: [
         { name: 'packages', description: 'Upload, version and manage content packages' },
         { name: 'uploads', description: 'Presigned upload target (file storage backend)' },
         { name: 'system', description: 'Health and readiness' },
+        {
+          name: 'dashboard',
+          description:
+            "/api/customer: the dashboard's API, signed in by session cookie. Reads take " +
+            "`mode=test|live` (default test), the page's test/live switch.",
+        },
       ],
     },
     refResolver: {

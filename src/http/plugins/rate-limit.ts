@@ -8,28 +8,70 @@ import { sql } from 'kysely'
 import type { Database } from '../../infra/db/schema.ts'
 import type { Clock } from '../../shared/clock.ts'
 
+/** The longest window any counter of `rate_limits` may use; older rows are removed. */
+export const MAX_WINDOW_MS = 3_600_000
+
+/** Where a fixed window of `windowMs` stands at `now`: its row name and the time left. */
+export function fixedWindow(key: string, now: number, windowMs: number) {
+  const windowStart = now - (now % windowMs)
+  return { bucket: `${key}:${windowStart}`, windowStart, ttl: windowStart + windowMs - now }
+}
+
 /**
- * Fixed-window counters in the database, so every API process behind a load balancer shares
- * one budget per key (DESIGN §2: nothing lives only in one process's memory).
+ * Counts one more event in `key`'s current fixed window (a row of `rate_limits`) and returns the
+ * window's count. Every process shares the row (DESIGN §2: nothing lives only in one process's
+ * memory); the API's per-key limit and the dashboard's login throttle both count here.
  */
+export async function countInWindow(
+  db: Kysely<Database>,
+  key: string,
+  now: number,
+  windowMs: number,
+): Promise<{ count: number; ttl: number }> {
+  const { bucket, windowStart, ttl } = fixedWindow(key, now, windowMs)
+  const { count } = await db
+    .insertInto('rate_limits')
+    .values({ bucket, window_start: windowStart, count: 1 })
+    .onConflict((oc) => oc.column('bucket').doUpdateSet({ count: sql`rate_limits.count + 1` }))
+    .returning('count')
+    .executeTakeFirstOrThrow()
+  return { count: Number(count), ttl }
+}
+
+/** The count of `key`'s current window without adding to it (0 when nothing was counted). */
+export async function peekWindow(
+  db: Kysely<Database>,
+  key: string,
+  now: number,
+  windowMs: number,
+): Promise<{ count: number; ttl: number }> {
+  const { bucket, ttl } = fixedWindow(key, now, windowMs)
+  const row = await db
+    .selectFrom('rate_limits')
+    .select('count')
+    .where('bucket', '=', bucket)
+    .executeTakeFirst()
+  return { count: Number(row?.count ?? 0), ttl }
+}
+
+/** The per-key API budget: `countInWindow` behind @fastify/rate-limit's store interface. */
 function databaseStore(db: Kysely<Database>, clock: Clock) {
   let sinceCleanup = 0
   const store: FastifyRateLimitStore = {
     incr(key, callback, timeWindow) {
       const now = clock.now().getTime()
-      const windowStart = now - (now % timeWindow)
-      const bucket = `${key}:${windowStart}`
-      db.insertInto('rate_limits')
-        .values({ bucket, window_start: windowStart, count: 1 })
-        .onConflict((oc) => oc.column('bucket').doUpdateSet({ count: sql`rate_limits.count + 1` }))
-        .returning('count')
-        .executeTakeFirstOrThrow()
-        .then(async ({ count }) => {
+      countInWindow(db, key, now, timeWindow)
+        .then(async (counted) => {
           if (++sinceCleanup >= 1000) {
             sinceCleanup = 0
-            await db.deleteFrom('rate_limits').where('window_start', '<', windowStart).execute()
+            // Windows up to an hour long share the table (the login throttle's are 15 minutes).
+            const { windowStart } = fixedWindow(key, now, timeWindow)
+            await db
+              .deleteFrom('rate_limits')
+              .where('window_start', '<', windowStart - MAX_WINDOW_MS)
+              .execute()
           }
-          callback(null, { current: Number(count), ttl: windowStart + timeWindow - now })
+          callback(null, { current: counted.count, ttl: counted.ttl })
         })
         .catch((err: Error) => callback(err))
     },

@@ -238,16 +238,17 @@ describeEachDatabase('conversion jobs API', (database) => {
   })
 
   test('the same Idempotency-Key returns the same job instead of converting twice', async () => {
-    const { payload, headers } = multipartFile(readFileSync(`${PPTX}poi_table_test.pptx`), {
-      filename: 'table.pptx',
-    })
-    const send = () =>
-      t.app.inject({
+    const deck = readFileSync(`${PPTX}poi_table_test.pptx`)
+    // A client's retry builds the body again: same file and fields, a new multipart boundary.
+    const send = () => {
+      const { payload, headers } = multipartFile(deck, { filename: 'table.pptx' })
+      return t.app.inject({
         method: 'POST',
         url: '/api/v1/conversions',
         payload,
         headers: { ...headers, ...bearer(tenant.testKey), 'idempotency-key': 'conv-retry-1' },
       })
+    }
     const first = await send()
     const second = await send()
     assert.equal(first.statusCode, 201)

@@ -166,4 +166,5 @@ export const TEST_APP_ENV: Record<string, string> = {
   LOG_LEVEL: 'silent',
   PUBLIC_URL: 'http://127.0.0.1:18080',
   CONTENT_URL: 'http://127.0.0.1:18081',
+  CONTENT_ORIGINS: 'single',
 }

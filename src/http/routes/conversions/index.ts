@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../../../context.ts'
-import type { ConversionStatus } from '../../../infra/db/tables/conversions.ts'
 import { AppError, isAppError } from '../../../shared/app-error.ts'
 import { scopeOf } from '../../plugins/api-key-auth.ts'
 import { receiveMultipartFile } from '../../receive-upload.ts'
@@ -22,7 +22,7 @@ async function receivePresentation(request: FastifyRequest) {
     )
   }
   try {
-    return await receiveMultipartFile(request)
+    return await receiveMultipartFile(request, PresentationUpload)
   } catch (err) {
     if (isAppError(err) && err.code === 'validation_failed' && err.message.startsWith('No file')) {
       throw new AppError('validation_failed', 'No file: send the .pptx in field "file"')
@@ -46,10 +46,10 @@ function withRetryAfter(reply: FastifyReply, err: unknown): never {
   throw err
 }
 
-export async function conversionRoutes(
-  app: FastifyInstance,
-  { ctx }: { ctx: AppContext },
-): Promise<void> {
+export const conversionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
+  app,
+  { ctx },
+) => {
   const { conversions } = ctx.services
   app.addSchema(ConversionJob)
   const common = { tags: ['course creation'], security: ApiKeySecurity }
@@ -103,7 +103,7 @@ export async function conversionRoutes(
       },
     },
     async (request) => {
-      const query = request.query as { limit?: number; cursor?: string; status?: ConversionStatus }
+      const query = request.query
       return conversions.list(scopeOf(request), query)
     },
   )
@@ -120,7 +120,7 @@ export async function conversionRoutes(
       },
     },
     async (request) => {
-      const { jobId } = request.params as { jobId: string }
+      const { jobId } = request.params
       return conversions.get(scopeOf(request), jobId)
     },
   )

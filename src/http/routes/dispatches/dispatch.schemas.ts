@@ -1,5 +1,11 @@
 import { Type } from 'typebox'
-import { NextCursor, NullableTimestamp, Timestamp } from '../../schemas/common.ts'
+import {
+  IdField,
+  NextCursor,
+  NullableTimestamp,
+  TenantIdField,
+  Timestamp,
+} from '../../schemas/common.ts'
 
 const Status = Type.Union(
   [
@@ -43,6 +49,18 @@ export const Dispatch = Type.Object(
       launches: Type.Integer(),
       completions: Type.Integer({ description: 'Distinct learners with a completed session' }),
       refusals: Type.Integer({ description: 'Launches refused' }),
+      separatedLearners: Type.Integer({
+        description:
+          "Launches naming an already registered learner without that learner's key: each got " +
+          'a separate learner id (docs/dispatch.md, learner keys)',
+      }),
+      rateLimited: Type.Integer({
+        description: 'Launches refused because too many new learners started in one minute',
+      }),
+    }),
+    wrapperGeneration: Type.Integer({
+      description:
+        'Raised by POST /dispatches/{id}/revoke-wrappers: only wrappers exported since launch',
     }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -54,7 +72,7 @@ export const Dispatch = Type.Object(
 
 export const CreateDispatchBody = Type.Object(
   {
-    packageId: Type.String({ minLength: 1 }),
+    packageId: IdField(),
     name: Type.String({ minLength: 1, maxLength: 255 }),
     licenseLimit: Type.Optional(Limit),
     expiresAt: Type.Optional(
@@ -64,6 +82,7 @@ export const CreateDispatchBody = Type.Object(
     ),
     allowedDomains: Type.Optional(Domains),
     tags: Type.Optional(Tags),
+    tenant_id: Type.Optional(TenantIdField),
   },
   { additionalProperties: false },
 )
@@ -121,7 +140,7 @@ export const RefusalList = Type.Object({
       reason: Type.String({
         description:
           'paused | expired | archived | deleted | license_limit | domain_not_allowed | ' +
-          'no_learner | package_unavailable',
+          'no_learner | package_unavailable | rate_limited | wrapper_revoked',
       }),
       origin: Type.Union([Type.String(), Type.Null()], {
         description: 'The launching LMS origin the browser reported',

@@ -1,13 +1,8 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppContext } from '../../../context.ts'
-import type { DispatchListQuery as ListQuery } from '../../../modules/dispatches/dispatch.service.ts'
-import type {
-  CreateDispatchInput,
-  UpdateDispatchInput,
-} from '../../../modules/dispatches/dispatch-input.ts'
 import { scopeOf } from '../../plugins/api-key-auth.ts'
-import { ApiKeySecurity, errorResponses } from '../../schemas/common.ts'
+import { ApiKeySecurity, errorResponses, ZipBody } from '../../schemas/common.ts'
 import {
   CreateDispatchBody,
   Dispatch,
@@ -31,14 +26,13 @@ const TRANSITION_SUMMARIES = {
  * Dispatches (docs/dispatch.md): create as the spec, and the list/read/update/lifecycle/delete/
  * export operations. Thin: validate → one service call → shape.
  */
-export async function dispatchRoutes(
-  app: FastifyInstance,
-  { ctx }: { ctx: AppContext },
-): Promise<void> {
+export const dispatchRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
+  app,
+  { ctx },
+) => {
   const { dispatches } = ctx.services
   app.addSchema(Dispatch)
   const common = { tags: ['dispatches'], security: ApiKeySecurity }
-  const idOf = (params: unknown) => (params as { dispatchId: string }).dispatchId
   const DispatchRef = Type.Ref('Dispatch')
 
   app.post(
@@ -56,10 +50,7 @@ export async function dispatchRoutes(
       },
     },
     async (request, reply) => {
-      const dispatch = await dispatches.create(
-        scopeOf(request),
-        request.body as CreateDispatchInput,
-      )
+      const dispatch = await dispatches.create(scopeOf(request), request.body)
       return reply.status(201).send(dispatch)
     },
   )
@@ -76,14 +67,7 @@ export async function dispatchRoutes(
       },
     },
     async (request) => {
-      const q = request.query as {
-        package_id?: string
-        packageId?: string
-        tag?: string
-        status?: ListQuery['status']
-        limit?: number
-        cursor?: string
-      }
+      const q = request.query
       return dispatches.list(scopeOf(request), {
         packageId: q.package_id ?? q.packageId,
         tag: q.tag,
@@ -105,7 +89,7 @@ export async function dispatchRoutes(
         response: { 200: DispatchRef, ...errorResponses(401, 404, 429) },
       },
     },
-    async (request) => dispatches.get(scopeOf(request), idOf(request.params)),
+    async (request) => dispatches.get(scopeOf(request), request.params.dispatchId),
   )
 
   app.patch(
@@ -123,12 +107,7 @@ export async function dispatchRoutes(
         response: { 200: DispatchRef, ...errorResponses(400, 401, 404, 409, 429) },
       },
     },
-    async (request) =>
-      dispatches.update(
-        scopeOf(request),
-        idOf(request.params),
-        request.body as UpdateDispatchInput,
-      ),
+    async (request) => dispatches.update(scopeOf(request), request.params.dispatchId, request.body),
   )
 
   for (const action of ['pause', 'resume', 'archive', 'restore'] as const) {
@@ -144,7 +123,7 @@ export async function dispatchRoutes(
           response: { 200: DispatchRef, ...errorResponses(401, 404, 409, 429) },
         },
       },
-      async (request) => dispatches[action](scopeOf(request), idOf(request.params)),
+      async (request) => dispatches[action](scopeOf(request), request.params.dispatchId),
     )
   }
 
@@ -163,11 +142,7 @@ export async function dispatchRoutes(
       },
     },
     async (request) =>
-      dispatches.extend(
-        scopeOf(request),
-        idOf(request.params),
-        (request.body as { expiresAt: string | null }).expiresAt,
-      ),
+      dispatches.extend(scopeOf(request), request.params.dispatchId, request.body.expiresAt),
   )
 
   app.delete(
@@ -183,8 +158,8 @@ export async function dispatchRoutes(
       },
     },
     async (request, reply) => {
-      await dispatches.delete(scopeOf(request), idOf(request.params))
-      return reply.status(204).send()
+      await dispatches.delete(scopeOf(request), request.params.dispatchId)
+      return reply.status(204).send(null)
     },
   )
 
@@ -199,16 +174,16 @@ export async function dispatchRoutes(
         querystring: PackageQuery,
         produces: ['application/zip'],
         response: {
-          200: Type.String({ format: 'binary', contentMediaType: 'application/zip' }),
+          200: ZipBody,
           ...errorResponses(400, 401, 404, 429),
         },
       },
     },
     async (request, reply) => {
-      const { scorm_version } = request.query as { scorm_version?: '1.2' | '2004' }
+      const { scorm_version } = request.query
       const { filename, zip } = await dispatches.exportPackage(
         scopeOf(request),
-        idOf(request.params),
+        request.params.dispatchId,
         scorm_version,
       )
       return reply
@@ -217,6 +192,24 @@ export async function dispatchRoutes(
         .header('cache-control', 'no-store')
         .send(zip)
     },
+  )
+
+  app.post(
+    '/dispatches/:dispatchId/revoke-wrappers',
+    {
+      schema: {
+        ...common,
+        operationId: 'revokeDispatchWrappers',
+        summary: 'Revoke every wrapper package exported so far (export a new one afterwards)',
+        description:
+          'Raises wrapperGeneration: launches from older wrapper packages are refused ' +
+          '(reason wrapper_revoked). Learners keep their sessions. Writes ' +
+          'dispatch.wrappers_revoked (never delivered as a webhook).',
+        params: DispatchParams,
+        response: { 200: DispatchRef, ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (request) => dispatches.revokeWrappers(scopeOf(request), request.params.dispatchId),
   )
 
   app.get(
@@ -234,10 +227,6 @@ export async function dispatchRoutes(
       },
     },
     async (request) =>
-      dispatches.refusals(
-        scopeOf(request),
-        idOf(request.params),
-        (request.query as { limit?: number }).limit,
-      ),
+      dispatches.refusals(scopeOf(request), request.params.dispatchId, request.query.limit),
   )
 }

@@ -1,15 +1,17 @@
-import type { FastifyInstance } from 'fastify'
-import { Type } from 'typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { type Static, Type } from 'typebox'
 import type { AppContext } from '../../../context.ts'
 import { scopeOf } from '../../plugins/api-key-auth.ts'
 import { receiveMultipartFile } from '../../receive-upload.ts'
-import { ApiKeySecurity, errorResponses } from '../../schemas/common.ts'
+import { ApiKeySecurity, errorResponses, ZipBody } from '../../schemas/common.ts'
 import {
+  DownloadQuery,
   ListQuery,
   Package,
   PackageDetail,
   PackageIdParams,
   PackageList,
+  PackagePatchBody,
   PackageVersion,
   ProcessBody,
   UploadUrlBody,
@@ -24,23 +26,29 @@ import {
 const ZipFile = {
   properties: {
     file: { type: 'string', format: 'binary', description: 'The package zip' },
-    uploaded_by: { type: 'string', description: 'Who uploaded it (free text)' },
+    uploaded_by: { type: 'string', maxLength: 200, description: 'Who uploaded it (free text)' },
+    tenant_id: {
+      type: 'string',
+      maxLength: 64,
+      description: "Must equal the key's tenant when given",
+    },
   },
   required: ['file'],
 }
 
 /** Multipart (field `file`) or JSON (a storage_path from /packages/upload-url). */
-const UploadBody = {
+// Typed as the JSON form: the multipart form leaves the body unread (receive-upload.ts).
+const UploadBody = Type.Unsafe<Static<typeof ProcessBody>>({
   content: {
     'multipart/form-data': { schema: ZipFile },
     'application/json': { schema: ProcessBody },
   },
-}
+})
 
-export async function packageRoutes(
-  app: FastifyInstance,
-  { ctx }: { ctx: AppContext },
-): Promise<void> {
+export const packageRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
+  app,
+  { ctx },
+) => {
   const { packages, uploads } = ctx.services
   app.addSchema(Package)
   app.addSchema(PackageVersion)
@@ -60,12 +68,7 @@ export async function packageRoutes(
       },
     },
     async (request) => {
-      const query = request.query as {
-        limit?: number
-        cursor?: string
-        status?: 'active' | 'archived'
-      }
-      return packages.list(scopeOf(request), query)
+      return packages.list(scopeOf(request), request.query)
     },
   )
 
@@ -84,7 +87,7 @@ export async function packageRoutes(
       },
     },
     async (request, reply) => {
-      const file = await receiveMultipartFile(request)
+      const file = await receiveMultipartFile(request, ZipFile)
       try {
         const detail = await packages.createFromZip(scopeOf(request), {
           zipPath: file.path,
@@ -109,7 +112,7 @@ export async function packageRoutes(
         response: { 200: UploadUrlResponse, ...errorResponses(400, 401, 403, 413, 429) },
       },
     },
-    async (request) => uploads.createUploadUrl(scopeOf(request), request.body as never),
+    async (request) => uploads.createUploadUrl(scopeOf(request), request.body),
   )
 
   app.post(
@@ -127,7 +130,7 @@ export async function packageRoutes(
       },
     },
     async (request, reply) => {
-      const detail = await uploads.processUpload(scopeOf(request), request.body as never)
+      const detail = await uploads.processUpload(scopeOf(request), request.body)
       return reply.status(201).send(detail)
     },
   )
@@ -144,8 +147,31 @@ export async function packageRoutes(
       },
     },
     async (request) => {
-      const { packageId } = request.params as { packageId: string }
+      const { packageId } = request.params
       return packages.get(scopeOf(request), packageId)
+    },
+  )
+
+  app.patch(
+    '/packages/:packageId',
+    {
+      schema: {
+        ...common,
+        operationId: 'updatePackage',
+        summary: "Change a package's runtime options",
+        description: 'Only the fields given change; running launches see it within 30 s.',
+        params: PackageIdParams,
+        body: PackagePatchBody,
+        response: { 200: Type.Ref('PackageDetail'), ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const { packageId } = request.params
+      return packages.updateRuntimeOptions(
+        scopeOf(request),
+        packageId,
+        request.body.runtime_options,
+      )
     },
   )
 
@@ -166,13 +192,13 @@ export async function packageRoutes(
       },
     },
     async (request, reply) => {
-      const { packageId } = request.params as { packageId: string }
+      const { packageId } = request.params
       const scope = scopeOf(request)
       if (!request.isMultipart()) {
-        const detail = await uploads.processUpload(scope, request.body as never, packageId)
+        const detail = await uploads.processUpload(scope, request.body, packageId)
         return reply.status(201).send(detail)
       }
-      const file = await receiveMultipartFile(request)
+      const file = await receiveMultipartFile(request, ZipFile)
       try {
         const detail = await packages.addVersionFromZip(scope, packageId, {
           zipPath: file.path,
@@ -198,7 +224,7 @@ export async function packageRoutes(
       },
     },
     async (request) => {
-      const { packageId, versionId } = request.params as { packageId: string; versionId: string }
+      const { packageId, versionId } = request.params
       return packages.activateVersion(scopeOf(request), packageId, versionId)
     },
   )
@@ -219,7 +245,7 @@ export async function packageRoutes(
         },
       },
       async (request) => {
-        const { packageId } = request.params as { packageId: string }
+        const { packageId } = request.params
         return packages[action](scopeOf(request), packageId)
       },
     )
@@ -233,17 +259,17 @@ export async function packageRoutes(
         operationId: 'downloadPackage',
         summary: 'The original zip of the active version (or of ?version_id=)',
         params: PackageIdParams,
-        querystring: Type.Object({ version_id: Type.Optional(Type.String()) }),
+        querystring: DownloadQuery,
         produces: ['application/zip'],
         response: {
-          200: Type.String({ format: 'binary', contentMediaType: 'application/zip' }),
+          200: ZipBody,
           ...errorResponses(401, 404, 429),
         },
       },
     },
     async (request, reply) => {
-      const { packageId } = request.params as { packageId: string }
-      const { version_id } = request.query as { version_id?: string }
+      const { packageId } = request.params
+      const { version_id } = request.query
       const zip = await packages.openOriginalZip(scopeOf(request), packageId, version_id)
       const asciiName = zip.filename.replace(/[^\x20-\x7e]|["\\]/g, '_')
       return reply

@@ -1,8 +1,35 @@
 import { Type } from 'typebox'
-import { NextCursor, NullableTimestamp, Timestamp } from '../../schemas/common.ts'
+import { NextCursor, NullableTimestamp, TenantIdField, Timestamp } from '../../schemas/common.ts'
 
 const ContentType = Type.Union([Type.Literal('scorm'), Type.Literal('cmi5'), Type.Literal('xapi')])
 const ScormVersion = Type.Union([Type.Literal('1.2'), Type.Literal('2004'), Type.Null()])
+
+export const RuntimeOptions = Type.Object(
+  {
+    lenient_identifiers: Type.Boolean({
+      description:
+        'Accept interaction and objective ids SCORM 2004 refuses (any non-empty string, e.g. ' +
+        'Storyline 360\'s "SL360 LMS SCORM 2004"). Default false: refused with error 406, as ' +
+        'the standard requires.',
+    }),
+  },
+  { description: "How the runtime treats this package's content" },
+)
+
+export const RuntimeWarning = Type.Object({
+  code: Type.String({ description: 'type_mismatch, out_of_range, set_failure, data_full, …' }),
+  element: Type.String({ description: 'Indices as N: cmi.interactions.N.objectives.N.id' }),
+  example: Type.String({ description: 'The latest refused value (at most 200 characters)' }),
+  count: Type.Integer(),
+  first_seen_at: Timestamp,
+  last_seen_at: Timestamp,
+})
+
+/** PATCH /packages/{id}: only the fields given change. */
+export const PackagePatchBody = Type.Object(
+  { runtime_options: Type.Partial(RuntimeOptions) },
+  { additionalProperties: false },
+)
 
 export const Package = Type.Object(
   {
@@ -17,6 +44,7 @@ export const Package = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
     archived_at: NullableTimestamp,
+    runtime_options: RuntimeOptions,
   },
   { $id: 'Package', title: 'Package' },
 )
@@ -51,6 +79,11 @@ export const PackageDetail = Type.Object(
       description: 'Manifest summary of the active version: organizations, items, SCOs, launch',
     }),
     warnings: Type.Array(Type.String()),
+    runtime_warnings: Type.Array(RuntimeWarning, {
+      description:
+        'Values the content wrote that the runtime refused (so that data is missing), most ' +
+        'recent first, at most 50',
+    }),
   },
   { $id: 'PackageDetail', title: 'PackageDetail' },
 )
@@ -64,9 +97,7 @@ export const PackageIdParams = Type.Object({ packageId: Type.String() })
 export const VersionParams = Type.Object({ packageId: Type.String(), versionId: Type.String() })
 
 export const UploadUrlBody = Type.Object({
-  tenant_id: Type.Optional(
-    Type.String({ description: "Must equal the key's tenant when given; the key decides" }),
-  ),
+  tenant_id: Type.Optional(TenantIdField),
   uploaded_by: Type.Optional(Type.String({ maxLength: 200 })),
   filename: Type.String({ minLength: 1, maxLength: 255 }),
   file_size: Type.Integer({ minimum: 1, description: 'Exact size in bytes of the zip to PUT' }),
@@ -80,10 +111,14 @@ export const UploadUrlResponse = Type.Object({
 })
 
 export const ProcessBody = Type.Object({
-  tenant_id: Type.Optional(Type.String()),
+  tenant_id: Type.Optional(TenantIdField),
   uploaded_by: Type.Optional(Type.String({ maxLength: 200 })),
-  storage_path: Type.String({ minLength: 1 }),
+  storage_path: Type.String({ minLength: 1, maxLength: 1024 }),
   original_filename: Type.Optional(Type.String({ maxLength: 255 })),
+})
+
+export const DownloadQuery = Type.Object({
+  version_id: Type.Optional(Type.String({ description: 'Default: the active version' })),
 })
 
 export const ListQuery = Type.Object({

@@ -1,15 +1,14 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppContext } from '../../../context.ts'
-import type { QuickPublishInput } from '../../../modules/publish/quick-publish.service.ts'
 import { scopeOf } from '../../plugins/api-key-auth.ts'
 import { ApiKeySecurity, errorResponses } from '../../schemas/common.ts'
 import { QuickPublishBody, QuickPublishResult } from './quick-publish.schemas.ts'
 
-export async function quickPublishRoutes(
-  app: FastifyInstance,
-  { ctx }: { ctx: AppContext },
-): Promise<void> {
+export const quickPublishRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
+  app,
+  { ctx },
+) => {
   app.addSchema(QuickPublishResult)
   app.post(
     '/quick-publish',
@@ -30,10 +29,7 @@ export async function quickPublishRoutes(
       },
     },
     async (request, reply) => {
-      const result = await ctx.services.quickPublish.publish(
-        scopeOf(request),
-        request.body as QuickPublishInput,
-      )
+      const result = await ctx.services.quickPublish.publish(scopeOf(request), request.body)
       return reply.status(201).send(result)
     },
   )

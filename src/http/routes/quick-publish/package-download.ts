@@ -1,19 +1,18 @@
-import type { FastifyInstance } from 'fastify'
-import { Type } from 'typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { AppContext } from '../../../context.ts'
 import { verifyDownloadToken } from '../../../modules/publish/package-download.token.ts'
 import { AppError } from '../../../shared/app-error.ts'
-import { errorResponses } from '../../schemas/common.ts'
+import { errorResponses, TokenParams, ZipBody } from '../../schemas/common.ts'
 
 /**
  * `GET /downloads/{token}`: the `package_url` of quick publish. The signed, expiring token is the
  * only credential (like a presigned URL), so the link works in a browser or an LMS import
  * without an API key; it names one version of one package of one tenant and mode.
  */
-export async function packageDownloadRoutes(
-  app: FastifyInstance,
-  { ctx }: { ctx: AppContext },
-): Promise<void> {
+export const packageDownloadRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
+  app,
+  { ctx },
+) => {
   app.get(
     '/downloads/:token',
     {
@@ -22,16 +21,16 @@ export async function packageDownloadRoutes(
         operationId: 'downloadPackageByLink',
         security: [],
         summary: 'Download a package zip through a signed link (package_url of quick publish)',
-        params: Type.Object({ token: Type.String() }),
+        params: TokenParams,
         produces: ['application/zip'],
         response: {
-          200: Type.String({ format: 'binary', contentMediaType: 'application/zip' }),
+          200: ZipBody,
           ...errorResponses(403, 404),
         },
       },
     },
     async (request, reply) => {
-      const { token } = request.params as { token: string }
+      const { token } = request.params
       const check = verifyDownloadToken(ctx.config.secretKey, token, ctx.clock.now())
       if (!check.ok && check.reason === 'expired') {
         throw new AppError(

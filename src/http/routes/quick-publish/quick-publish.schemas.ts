@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../schemas/common.ts'
+import { TenantIdField, Timestamp } from '../../schemas/common.ts'
 
 const ScormVersion = Type.Union([Type.Literal('1.2'), Type.Literal('2004')])
 
@@ -34,6 +34,7 @@ export const QuickPublishBody = Type.Object({
   scorm_version: Type.Optional(
     Type.Union([ScormVersion], { description: 'Default 2004 (4th Edition)', default: '2004' }),
   ),
+  tenant_id: Type.Optional(TenantIdField),
 })
 
 export const QuickPublishResult = Type.Object(

@@ -1,11 +1,6 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppContext } from '../../../context.ts'
-import type { DeliveryStatus } from '../../../infra/db/tables/webhooks.ts'
-import type {
-  CreateWebhookInput,
-  UpdateWebhookInput,
-} from '../../../modules/webhooks/webhook-input.ts'
 import { scopeOf } from '../../plugins/api-key-auth.ts'
 import { ApiKeySecurity, errorResponses, PaginationQuery } from '../../schemas/common.ts'
 import {
@@ -30,17 +25,15 @@ import {
  * body forms), and the list/read/update/delete/rotate/test/history/re-queue operations users
  * expect. Thin: validate → one service call → shape.
  */
-export async function webhookRoutes(
-  app: FastifyInstance,
-  { ctx }: { ctx: AppContext },
-): Promise<void> {
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
+  app,
+  { ctx },
+) => {
   const { webhooks } = ctx.services
   app.addSchema(Webhook)
   app.addSchema(WebhookAttempt)
   app.addSchema(WebhookDelivery)
   const common = { tags: ['webhooks'], security: ApiKeySecurity }
-  const idOf = (params: unknown) => (params as { webhookId: string }).webhookId
-  const deliveryIdOf = (params: unknown) => (params as { deliveryId: string }).deliveryId
 
   app.post(
     '/webhooks',
@@ -57,7 +50,7 @@ export async function webhookRoutes(
       },
     },
     async (request, reply) => {
-      const webhook = await webhooks.create(scopeOf(request), request.body as CreateWebhookInput)
+      const webhook = await webhooks.create(scopeOf(request), request.body)
       return reply.status(201).send({ webhook })
     },
   )
@@ -73,8 +66,7 @@ export async function webhookRoutes(
         response: { 200: WebhookList, ...errorResponses(400, 401, 429) },
       },
     },
-    async (request) =>
-      webhooks.list(scopeOf(request), request.query as { limit?: number; cursor?: string }),
+    async (request) => webhooks.list(scopeOf(request), request.query),
   )
 
   app.get(
@@ -88,7 +80,9 @@ export async function webhookRoutes(
         response: { 200: WebhookEnvelope, ...errorResponses(401, 404, 429) },
       },
     },
-    async (request) => ({ webhook: await webhooks.get(scopeOf(request), idOf(request.params)) }),
+    async (request) => ({
+      webhook: await webhooks.get(scopeOf(request), request.params.webhookId),
+    }),
   )
 
   app.patch(
@@ -106,11 +100,7 @@ export async function webhookRoutes(
       },
     },
     async (request) => ({
-      webhook: await webhooks.update(
-        scopeOf(request),
-        idOf(request.params),
-        request.body as UpdateWebhookInput,
-      ),
+      webhook: await webhooks.update(scopeOf(request), request.params.webhookId, request.body),
     }),
   )
 
@@ -126,8 +116,8 @@ export async function webhookRoutes(
       },
     },
     async (request, reply) => {
-      await webhooks.delete(scopeOf(request), idOf(request.params))
-      return reply.status(204).send()
+      await webhooks.delete(scopeOf(request), request.params.webhookId)
+      return reply.status(204).send(null)
     },
   )
 
@@ -149,8 +139,8 @@ export async function webhookRoutes(
       },
     },
     async (request) => {
-      const body = (request.body ?? {}) as { secret?: string; overlapSeconds?: number }
-      return webhooks.rotateSecret(scopeOf(request), idOf(request.params), body)
+      const body = request.body ?? {}
+      return webhooks.rotateSecret(scopeOf(request), request.params.webhookId, body)
     },
   )
 
@@ -166,7 +156,10 @@ export async function webhookRoutes(
       },
     },
     async (request, reply) => {
-      const delivery = await webhooks.deliveries.sendTest(scopeOf(request), idOf(request.params))
+      const delivery = await webhooks.deliveries.sendTest(
+        scopeOf(request),
+        request.params.webhookId,
+      )
       return reply.status(202).send({ delivery })
     },
   )
@@ -184,11 +177,7 @@ export async function webhookRoutes(
       },
     },
     async (request) =>
-      webhooks.deliveries.list(
-        scopeOf(request),
-        idOf(request.params),
-        request.query as { limit?: number; cursor?: string; status?: DeliveryStatus },
-      ),
+      webhooks.deliveries.list(scopeOf(request), request.params.webhookId, request.query),
   )
 
   app.get(
@@ -203,7 +192,7 @@ export async function webhookRoutes(
       },
     },
     async (request) => ({
-      delivery: await webhooks.deliveries.get(scopeOf(request), deliveryIdOf(request.params)),
+      delivery: await webhooks.deliveries.get(scopeOf(request), request.params.deliveryId),
     }),
   )
 
@@ -219,7 +208,7 @@ export async function webhookRoutes(
       },
     },
     async (request) => ({
-      delivery: await webhooks.deliveries.requeue(scopeOf(request), deliveryIdOf(request.params)),
+      delivery: await webhooks.deliveries.requeue(scopeOf(request), request.params.deliveryId),
     }),
   )
 }

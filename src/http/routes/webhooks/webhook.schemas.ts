@@ -1,5 +1,11 @@
 import { Type } from 'typebox'
-import { NextCursor, NullableTimestamp, PaginationQuery, Timestamp } from '../../schemas/common.ts'
+import {
+  NextCursor,
+  NullableTimestamp,
+  PaginationQuery,
+  TenantIdField,
+  Timestamp,
+} from '../../schemas/common.ts'
 
 const Scope = Type.Union(
   ['packages', 'sessions', 'usage', 'dispatches', 'competency', 'all'].map((s) => Type.Literal(s)),
@@ -99,9 +105,7 @@ export const CreateWebhookBody = Type.Object({
       description: "The key's mode (the default); another mode is refused",
     }),
   ),
-  tenant_id: Type.Optional(
-    Type.String({ description: "Earlier form; must equal the key's tenant" }),
-  ),
+  tenant_id: Type.Optional(TenantIdField),
   events: Type.Optional(EventNames),
   event_type: Type.Optional(Type.String({ maxLength: 100, description: 'Earlier form' })),
   description: Type.Optional(Type.String({ maxLength: 200, description: 'Earlier form of label' })),
@@ -116,7 +120,7 @@ export const UpdateWebhookBody = Type.Object({
   event_type: Type.Optional(Type.String({ maxLength: 100 })),
   status: Type.Optional(EndpointStatus),
   mode: Type.Optional(Mode),
-  tenant_id: Type.Optional(Type.String()),
+  tenant_id: Type.Optional(TenantIdField),
 })
 
 export const RotateSecretBody = Type.Union([
