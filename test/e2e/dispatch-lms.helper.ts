@@ -17,6 +17,11 @@ export interface LmsRun {
   files: Map<string, string>
   version: '1.2' | '2004'
   learner: { id: string; name: string }
+  /**
+   * A later session of the same LMS attempt: the run whose last commit the LMS gives back
+   * (suspend data and location, entry `resume`), as an LMS does after an exit with `suspend`.
+   */
+  resumeFrom?: string
 }
 
 export interface LmsServer {
@@ -29,7 +34,20 @@ export interface LmsServer {
   close(): Promise<void>
 }
 
-function launchPage(runId: string, run: LmsRun): string {
+/** Scripts that give a SCO its previous session's data, as the LMS stored it. */
+function resumed(run: LmsRun, last: Record<string, unknown> | undefined): string {
+  if (!last) return ''
+  const text = (key: string) => JSON.stringify(String(last[key] ?? ''))
+  return run.version === '1.2'
+    ? `api.cmi.suspend_data = ${text('cmi.suspend_data')}
+       api.cmi.core.lesson_location = ${text('cmi.core.lesson_location')}
+       api.cmi.core.entry = 'resume'`
+    : `api.cmi.suspend_data = ${text('cmi.suspend_data')}
+       api.cmi.location = ${text('cmi.location')}
+       api.cmi.entry = 'resume'`
+}
+
+function launchPage(runId: string, run: LmsRun, last?: Record<string, unknown>): string {
   const isOld = run.version === '1.2'
   const api = isOld ? 'API' : 'API_1484_11'
   const ctor = isOld ? 'Scorm12API' : 'Scorm2004API'
@@ -49,6 +67,7 @@ function launchPage(runId: string, run: LmsRun): string {
     logLevel: 5
   })
   ${learner}
+  ${resumed(run, last)}
   window.${api} = api
 </script>
 <style>body{margin:0} iframe{border:0;width:100vw;height:100vh;display:block}</style>
@@ -71,7 +90,8 @@ export async function startLms(): Promise<LmsServer> {
     const launch = /^\/course\/([^/]+)$/.exec(url.pathname)
     const launchRun = launch?.[1] ? runs.get(launch[1]) : undefined
     if (launch?.[1] && launchRun) {
-      return send(200, 'text/html; charset=utf-8', launchPage(launch[1], launchRun))
+      const last = launchRun.resumeFrom ? committed.get(launchRun.resumeFrom)?.at(-1) : undefined
+      return send(200, 'text/html; charset=utf-8', launchPage(launch[1], launchRun, last))
     }
     const file = /^\/pkg\/([^/]+)\/(.+)$/.exec(url.pathname)
     const fileRun = file?.[1] ? runs.get(file[1]) : undefined

@@ -66,7 +66,7 @@ describeEachDatabase(
     let lms: LmsServer
     let tenant: TestTenant
     before(async () => {
-      server = await startLiveServer(database())
+      server = await startLiveServer(database(), { origins: 'tenant' })
       lms = await startLms()
       tenant = await server.t.createTenant('growth')
     })
@@ -202,6 +202,8 @@ describeEachDatabase(
             launches: 1,
             completions: 1,
             refusals: 0,
+            separatedLearners: 0,
+            rateLimited: 0,
           })
           assert.deepEqual(dialogs.alerts(), [], 'the course reported no SCORM error')
         } finally {
@@ -210,7 +212,7 @@ describeEachDatabase(
       })
     }
 
-    test('SCORM 2004 wrapper: leaving mid-course suspends in the LMS, and the next launch resumes there', {
+    test('SCORM 2004 wrapper: leaving mid-course suspends in the LMS, the next launch (with its key) resumes there, one without the key starts apart', {
       timeout: TEST_TIMEOUT,
     }, async (t) => {
       if (!browser) return t.skip(skipReason)
@@ -238,10 +240,12 @@ describeEachDatabase(
         assert.equal(committed['cmi.completion_status'], 'incomplete')
         assert.equal(committed['cmi.success_status'], 'unknown')
 
-        // Next day, from the LMS again: our server resumes the same attempt at page 3.
-        await page.goto(
-          `${lms.origin('localhost')}${lms.add({ files, version: '2004', learner: LEARNER })}`,
-        )
+        // Next day, from the LMS again, which gives the wrapper back its suspend data (with the
+        // learner key in it): our server resumes the same attempt at page 3.
+        assert.match(String(committed['cmi.suspend_data']), /^cpk1\.[A-Za-z0-9_-]{43}\|/)
+        const again = { files, version: '2004', learner: LEARNER } as const
+        const firstRun = first.split('/').pop() as string
+        await page.goto(`${lms.origin('localhost')}${lms.add({ ...again, resumeFrom: firstRun })}`)
         await playerFrame(page, 30_000)
         await coursePage(page, PAGES_2004[3] as string, 20_000)
         assert.ok(
@@ -257,6 +261,22 @@ describeEachDatabase(
         const record = json((await call('GET', `/dispatches/${dispatch.id}`)).bytes)
         assert.equal(record.counts.uniqueLearners, 1)
         assert.equal(record.counts.launches, 2)
+        assert.equal(record.counts.separatedLearners, 0)
+
+        // A launch for the same LMS learner id without the key (a new LMS attempt, or anyone
+        // naming that id) starts apart: a separate learner id, and the suspended attempt stays.
+        await page.goto(`${lms.origin('localhost')}${lms.add(again)}`)
+        await playerFrame(page, 30_000)
+        await coursePage(page, PAGES_2004[0] as string, 20_000)
+        const listed = json((await call('GET', `/sessions?dispatch_id=${dispatch.id}`)).bytes)
+          .sessions as Array<{ learner_id: string; session_id: string }>
+        assert.equal(listed.length, 2)
+        const ids = listed.map((s) => s.learner_id).sort()
+        assert.equal(ids[0], LEARNER.id)
+        assert.match(ids[1] as string, new RegExp(`^${LEARNER.id}~[A-Za-z0-9_-]{10}$`))
+        const separated = json((await call('GET', `/dispatches/${dispatch.id}`)).bytes)
+        assert.equal(separated.counts.separatedLearners, 1)
+        assert.equal(separated.counts.uniqueLearners, 1)
       } finally {
         await page.close()
       }

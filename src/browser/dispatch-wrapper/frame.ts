@@ -38,6 +38,8 @@ const TITLES: Record<string, string> = {
   domain_not_allowed: 'This course cannot be opened here',
   no_learner: 'We could not tell who you are',
   package_unavailable: 'This course cannot be opened right now',
+  rate_limited: 'Please try again in a minute',
+  wrapper_revoked: 'This copy of the course has been replaced',
 }
 
 export function startFrame(win: Window): void {
@@ -56,7 +58,7 @@ export function startFrame(win: Window): void {
     if (origin !== 'null') win.parent.postMessage(message(body), origin)
   }
 
-  const launch = async (origin: string, learner: { id: string; name: string }) => {
+  const launch = async (origin: string, learner: { id: string; name: string }, key: string) => {
     render(doc, { title: 'Opening the course…', busy: true })
     let response: Response
     let body: Record<string, unknown> = {}
@@ -64,7 +66,13 @@ export function startFrame(win: Window): void {
       response = await win.fetch(`/dispatch/${encodeURIComponent(dispatchId)}/launch`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ token, origin, learner_id: learner.id, learner_name: learner.name }),
+        body: JSON.stringify({
+          token,
+          origin,
+          learner_id: learner.id,
+          learner_name: learner.name,
+          ...(key && { learner_key: key }),
+        }),
         cache: 'no-store',
       })
       body = (await response.json().catch(() => ({}))) as Record<string, unknown>
@@ -72,12 +80,15 @@ export function startFrame(win: Window): void {
       render(doc, {
         title: 'The course could not be reached',
         text: 'Check your connection and try again.',
-        retry: () => void launch(origin, learner),
+        retry: () => void launch(origin, learner, key),
       })
       return
     }
     if (response.ok && typeof body.launch_url === 'string') {
-      tell(origin, { kind: 'launching' })
+      // A new registration's key goes to the wrapper (the LMS's origin only), which keeps it in
+      // the LMS: the next launch presents it to resume this learner (docs/dispatch.md).
+      const issued = typeof body.learner_key === 'string' ? body.learner_key : undefined
+      tell(origin, { kind: 'launching', ...(issued && { key: issued }) })
       const url = new URL(body.launch_url, win.location.href)
       url.hash = `${BRIDGE_HASH_PARAM}=${encodeURIComponent(origin)}`
       win.location.replace(url.href)
@@ -93,7 +104,7 @@ export function startFrame(win: Window): void {
       render(doc, {
         title: 'Something went wrong',
         text: 'Please try again in a moment.',
-        retry: () => void launch(origin, learner),
+        retry: () => void launch(origin, learner, key),
       })
       return
     }
@@ -107,7 +118,7 @@ export function startFrame(win: Window): void {
     const msg = readMessage(event.data)
     if (msg?.kind !== 'hello') return
     greeted = true
-    void launch(event.origin, msg.learner)
+    void launch(event.origin, msg.learner, msg.key ?? '')
   })
 
   // The wrapper may not listen yet when we load: say "ready" until it answers. It carries

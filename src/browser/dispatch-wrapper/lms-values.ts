@@ -33,6 +33,27 @@ export function duration2004(seconds: number): string {
   return `PT${h}H${m}M${s}S`
 }
 
+/**
+ * The wrapper keeps its learner key (docs/dispatch.md) at the start of the SCO's own
+ * `cmi.suspend_data`, which every LMS stores for the SCO and gives back on the next launch of
+ * the attempt: `cpk1.{key}|{the course's suspend data}`. The course's data is only a copy there
+ * (our server keeps the real one), so when both do not fit, the key wins.
+ */
+const KEY_MARK = 'cpk1.'
+const KEY_PATTERN = /^cpk1\.([A-Za-z0-9_-]{16,128})\|/
+
+/** The learner key stored in `cmi.suspend_data`, or '' when there is none. */
+export function readLearnerKey(suspendData: string): string {
+  return KEY_PATTERN.exec(suspendData)?.[1] ?? ''
+}
+
+/** `cmi.suspend_data` holding the key and as much of the course's data as the limit allows. */
+export function suspendDataWithKey(version: LmsVersion, key: string, courseData: string): string {
+  const head = `${KEY_MARK}${key}|`
+  const all = `${head}${courseData}`
+  return all.length <= SUSPEND_LIMIT[version] ? all : head
+}
+
 const inRange = (n: number | null, lo: number, hi: number) => n === null || (n >= lo && n <= hi)
 
 /**
@@ -62,10 +83,17 @@ function lessonStatus(state: BridgeState): string | null {
   return null
 }
 
-/** The writes for one state, in an order LMSs accept (status before exit, time last). */
-export function lmsWrites(version: LmsVersion, state: BridgeState): LmsWrite[] {
+/**
+ * The writes for one state, in an order LMSs accept (status before exit, time last). With a
+ * learner key, suspend data always carries it.
+ */
+export function lmsWrites(version: LmsVersion, state: BridgeState, learnerKey = ''): LmsWrite[] {
   const out: LmsWrite[] = []
-  const { location, suspendData } = state
+  const { location } = state
+  const suspendData =
+    learnerKey && state.suspendData !== null
+      ? suspendDataWithKey(version, learnerKey, state.suspendData)
+      : state.suspendData
   if (version === '1.2') {
     const status = lessonStatus(state)
     if (status) out.push(['cmi.core.lesson_status', status])
@@ -106,11 +134,20 @@ export function lmsWrites(version: LmsVersion, state: BridgeState): LmsWrite[] {
 }
 
 /** The elements the wrapper reads at start. */
-export const LEARNER_ELEMENTS: Record<LmsVersion, { id: string; name: string; status: string }> = {
+export const LEARNER_ELEMENTS: Record<
+  LmsVersion,
+  { id: string; name: string; status: string; suspendData: string }
+> = {
   '1.2': {
     id: 'cmi.core.student_id',
     name: 'cmi.core.student_name',
     status: 'cmi.core.lesson_status',
+    suspendData: 'cmi.suspend_data',
   },
-  '2004': { id: 'cmi.learner_id', name: 'cmi.learner_name', status: 'cmi.completion_status' },
+  '2004': {
+    id: 'cmi.learner_id',
+    name: 'cmi.learner_name',
+    status: 'cmi.completion_status',
+    suspendData: 'cmi.suspend_data',
+  },
 }

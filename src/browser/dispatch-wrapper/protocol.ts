@@ -32,8 +32,10 @@ export interface BridgeState {
 
 export type DispatchMessageBody =
   | { kind: 'ready' }
-  | { kind: 'hello'; learner: { id: string; name: string }; lms: LmsVersion }
-  | { kind: 'launching' }
+  /** `key`: the learner key the wrapper keeps in the LMS ('' on a first launch). */
+  | { kind: 'hello'; learner: { id: string; name: string }; lms: LmsVersion; key?: string }
+  /** `key`: a new registration's key, for the wrapper to keep; absent when resumed. */
+  | { kind: 'launching'; key?: string }
   | { kind: 'refused'; reason: string; message: string }
   | { kind: 'state'; state: BridgeState }
 
@@ -55,8 +57,13 @@ export function readMessage(data: unknown): DispatchMessage | null {
     if (typeof learner?.id !== 'string' || typeof learner.name !== 'string') return null
     if (d.lms !== '1.2' && d.lms !== '2004') return null
   }
+  if ((d.kind === 'hello' || d.kind === 'launching') && !optionalText(d.key, 256)) return null
   if (d.kind === 'state' && (typeof d.state !== 'object' || d.state === null)) return null
   return data as DispatchMessage
+}
+
+function optionalText(value: unknown, max: number): boolean {
+  return value === undefined || (typeof value === 'string' && value.length <= max)
 }
 
 /** `value` if it is exactly a serialised http(s) origin (what `event.origin` looks like). */

@@ -5,7 +5,13 @@
  */
 
 import { connectLms, type LmsConnection } from './lms-connection.ts'
-import { LEARNER_ELEMENTS, type LmsWrite, lmsWrites } from './lms-values.ts'
+import {
+  LEARNER_ELEMENTS,
+  type LmsWrite,
+  lmsWrites,
+  readLearnerKey,
+  suspendDataWithKey,
+} from './lms-values.ts'
 import {
   type BridgeState,
   exactOrigin,
@@ -77,6 +83,8 @@ export function startWrapper(win: Window): void {
   }
   const names = LEARNER_ELEMENTS[version]
   const learner = { id: lms.get(names.id), name: lms.get(names.name) }
+  // Proves to our server that this is the same LMS registration as before (docs/dispatch.md).
+  let learnerKey = readLearnerKey(lms.get(names.suspendData))
   const startedAt = Date.now()
 
   const frame = doc.createElement('iframe')
@@ -99,8 +107,9 @@ export function startWrapper(win: Window): void {
     const exit = state?.ended
       ? (state.exit ?? 'normal')
       : (state?.exit ?? (done ? 'normal' : 'suspend'))
-    if (state) write(lms, lmsWrites(version, { ...state, sessionSeconds: seconds, exit }))
-    else write(lms, lmsWrites(version, emptyState(seconds)))
+    if (state)
+      write(lms, lmsWrites(version, { ...state, sessionSeconds: seconds, exit }, learnerKey))
+    else write(lms, lmsWrites(version, emptyState(seconds), learnerKey))
     lms.commit()
     lms.finish()
   }
@@ -113,23 +122,26 @@ export function startWrapper(win: Window): void {
     switch (msg.kind) {
       case 'ready':
         frame.contentWindow?.postMessage(
-          message({ kind: 'hello', learner, lms: version }),
+          message({ kind: 'hello', learner, lms: version, key: learnerKey }),
           config.contentOrigin,
         )
         return
       case 'launching': {
         const status = lms.get(names.status)
-        if (status === 'not attempted' || status === 'unknown' || status === '') {
-          lms.set(names.status, 'incomplete')
-          lms.commit()
+        const fresh = status === 'not attempted' || status === 'unknown' || status === ''
+        if (fresh) lms.set(names.status, 'incomplete')
+        if (msg.key) {
+          learnerKey = msg.key
+          lms.set(names.suspendData, suspendDataWithKey(version, learnerKey, ''))
         }
+        if (fresh || msg.key) lms.commit()
         return
       }
       case 'state': {
         const state = readState(msg.state)
         if (!state) return
         last = state
-        write(lms, lmsWrites(version, state))
+        write(lms, lmsWrites(version, state, learnerKey))
         lms.commit()
         if (state.ended) finish()
         return

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import type { BlobMeta } from '../../infra/blobs/blob-store.ts'
 import { DEFAULT_CONTENT_TYPE, lookupMimeType } from '../../infra/blobs/mime-types.ts'
+import { PACKAGE_FILE_HEADERS } from '../plugins/security-headers.ts'
 
 /**
  * On every response of `/c/…`, errors included. Chosen so arbitrary SCORM content keeps working
@@ -21,11 +22,7 @@ import { DEFAULT_CONTENT_TYPE, lookupMimeType } from '../../infra/blobs/mime-typ
  * content that uses inline scripts, `eval` or third-party media — isolation comes from the
  * separate origin instead (DESIGN §2).
  */
-export const CONTENT_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'strict-origin-when-cross-origin',
-  'cross-origin-resource-policy': 'same-origin',
-})
+export const CONTENT_SECURITY_HEADERS = PACKAGE_FILE_HEADERS
 
 /** Errors (bad token, missing file, 416…) must not be reused from a cache. */
 export const ERROR_CACHE_CONTROL = 'no-store'

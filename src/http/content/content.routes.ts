@@ -1,8 +1,11 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
 import type { AppContext } from '../../context.ts'
 import type { BlobMeta, BlobObject } from '../../infra/blobs/blob-store.ts'
 import { keyProblem } from '../../infra/blobs/safe-path.ts'
 import { AppError } from '../../shared/app-error.ts'
+import { audienceMatches, contentOriginsOf } from '../../shared/content-origin.ts'
 import { verifyToken } from '../../shared/signed-token.ts'
 import {
   CONTENT_SECURITY_HEADERS,
@@ -16,10 +19,14 @@ import { evaluatePreconditions, hasPreconditions, ifRangeAllows } from './precon
 import { parseRangeHeader, type RangeRequest } from './range-header.ts'
 import { type CachedFile, metaOnly, readSmallBody, SmallFileCache } from './small-file.cache.ts'
 
-/** Claims of a `content` token (docs/runtime-protocol.md): the version's blob prefix, session. */
+/**
+ * Claims of a `content` token (docs/runtime-protocol.md): the version's blob prefix, session,
+ * and the tenant label of the one content origin it is valid on (docs/content-origins.md).
+ */
 interface ContentClaims {
   p: string
   sid: string
+  aud?: unknown
 }
 
 interface Grant {
@@ -44,14 +51,19 @@ function notFound(details?: unknown): AppError {
   return new AppError('not_found', 'No such file in this package', details)
 }
 
-/** Checks the token, then the path, before anything touches storage. */
-function authorize(ctx: AppContext, rawUrl: string, now: Date): Grant {
-  const target = parseContentTarget(rawUrl)
+/** Checks the token and the host it is presented on, then the path, before storage is touched. */
+function authorize(ctx: AppContext, request: FastifyRequest, now: Date): Grant {
+  const target = parseContentTarget(request.url)
   const verified = verifyToken<ContentClaims>(ctx.config.secretKey, 'content', target.token, now)
   if (!verified.ok) {
     const message =
       verified.reason === 'expired' ? 'Content token has expired' : 'Content token is not valid'
     throw new AppError('forbidden', message, { reason: verified.reason })
+  }
+  if (!audienceMatches(contentOriginsOf(ctx.config), verified.claims.aud, request.host)) {
+    throw new AppError('forbidden', 'Content token is not valid on this address', {
+      reason: 'wrong_origin',
+    })
   }
   const { p: prefix, exp } = verified.claims
   if (typeof prefix !== 'string' || keyProblem(prefix) !== null) {
@@ -169,7 +181,7 @@ async function serveContent(
   reply.headers(CONTENT_SECURITY_HEADERS)
   reply.header('cache-control', ERROR_CACHE_CONTROL)
   const now = ctx.clock.now()
-  const grant = authorize(ctx, request.url, now)
+  const grant = authorize(ctx, request, now)
   const { headers } = request
   const isHead = request.method === 'HEAD'
   // Range handling is defined for GET only (RFC 9110 §14.2): HEAD describes the whole file.
@@ -241,10 +253,14 @@ export async function contentRoutes(
   }
   const handler = (request: FastifyRequest, reply: FastifyReply) =>
     serveContent(deps, request, reply)
+  // Declared for the schema's sake: the handler reads token and path from the raw URL (see
+  // parseContentTarget), never from these decoded params.
+  const params = Type.Object({ token: Type.String(), '*': Type.Optional(Type.String()) })
   for (const url of ['/c/:token/*', '/c/:token']) {
-    app.route({
+    app.withTypeProvider<TypeBoxTypeProvider>().route({
       method: ['GET', 'HEAD'],
       url,
+      schema: { params },
       exposeHeadRoute: false,
       logLevel: 'warn',
       handler,

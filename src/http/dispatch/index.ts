@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { AppContext } from '../../context.ts'
 import { dispatchScripts } from '../../modules/dispatches/dispatch-scripts.bundler.ts'
-import { AppError } from '../../shared/app-error.ts'
+import { htmlShell, pageCsp, pageHeaders } from '../plugins/security-headers.ts'
 
 const FRAME_STYLE = `
 html, body { margin: 0; height: 100%; }
@@ -27,76 +29,64 @@ const STYLE_HASH = createHash('sha256').update(FRAME_STYLE).digest('base64')
  * allowed from anywhere on purpose: a launch from a disallowed LMS must still show the learner
  * why it was refused, and is recorded (docs/dispatch.md).
  */
-const FRAME_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  `style-src 'sha256-${STYLE_HASH}'`,
-  "connect-src 'self'",
-  "img-src 'self' data:",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "object-src 'none'",
-].join('; ')
+const FRAME_CSP = pageCsp([
+  ['script-src', "'self'"],
+  ['style-src', `'sha256-${STYLE_HASH}'`],
+  ['connect-src', "'self'"],
+  ['img-src', "'self' data:"],
+])
 
 function framePage(scriptVersion: string): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex, nofollow">
-<link rel="icon" href="data:,">
-<title>Course</title>
-<style>${FRAME_STYLE}</style>
-<script src="/dispatch/assets/frame.js?v=${scriptVersion}" defer></script>
-</head>
-<body class="cp-busy">
-<main aria-live="polite">
+  return htmlShell({
+    head: `<style>${FRAME_STYLE}</style>
+<script src="/dispatch/assets/frame.js?v=${scriptVersion}" defer></script>`,
+    bodyClass: 'cp-busy',
+    body: `<main aria-live="polite">
 <h1 id="cp-title">Opening the course…</h1>
 <p id="cp-text"></p>
 <button id="cp-retry" type="button" hidden>Try again</button>
 </main>
-<noscript><p>This course needs JavaScript. Turn it on and reopen the course.</p></noscript>
-</body>
-</html>
-`
+<noscript><p>This course needs JavaScript. Turn it on and reopen the course.</p></noscript>`,
+  })
 }
 
-const DISPATCH_ID = /^dsp_[A-Za-z0-9]{1,64}$/
+const DispatchParams = Type.Object({
+  dispatchId: Type.String({ pattern: '^dsp_[A-Za-z0-9]{1,64}$' }),
+})
+const FrameQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 4096 })) })
 
-function text(value: unknown, name: string, max: number, required = true): string {
-  if (value === undefined && !required) return ''
-  if (typeof value !== 'string' || value.length > max) {
-    throw new AppError('invalid_request', `${name} must be a string of at most ${max} characters`)
-  }
-  return value
-}
+/** What the frame page posts (src/browser/dispatch-wrapper/frame.ts). */
+const LaunchBody = Type.Object({
+  token: Type.String({ maxLength: 4096 }),
+  /** The LMS origin the browser reported to the frame page (`event.origin`). */
+  origin: Type.String({ maxLength: 2048 }),
+  learner_id: Type.String({ maxLength: 4096 }),
+  learner_name: Type.Optional(Type.String({ maxLength: 4096 })),
+  /** The key the wrapper keeps in the client LMS for this learner (docs/dispatch.md). */
+  learner_key: Type.Optional(Type.String({ maxLength: 256 })),
+})
 
 /**
  * Content origin: the dispatch frame page the wrapper package opens, its script, and the launch
  * call the page makes once the wrapper has said hello (docs/dispatch.md).
  */
 export async function dispatchFrameRoutes(
-  app: FastifyInstance,
+  plain: FastifyInstance,
   { ctx }: { ctx: AppContext },
 ): Promise<void> {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>()
   const { dispatchLaunches } = ctx.services
   const { frame } = await dispatchScripts()
   const frameEtag = `"${createHash('sha256').update(frame).digest('base64url').slice(0, 22)}"`
   const page = framePage(frameEtag.slice(1, 13))
 
-  app.get<{ Params: { dispatchId: string } }>(
+  app.get(
     '/dispatch/:dispatchId/frame',
+    // A malformed id is "no such page", like any other unknown URL.
+    { schema: { params: DispatchParams, querystring: FrameQuery }, attachValidation: true },
     async (request, reply) => {
-      if (!DISPATCH_ID.test(request.params.dispatchId)) return reply.callNotFound()
-      return reply
-        .header('content-type', 'text/html; charset=utf-8')
-        .header('content-security-policy', FRAME_CSP)
-        .header('cache-control', 'no-store')
-        .header('referrer-policy', 'no-referrer')
-        .header('x-content-type-options', 'nosniff')
-        .send(page)
+      if (request.validationError) return reply.callNotFound()
+      return reply.headers(pageHeaders(FRAME_CSP)).send(page)
     },
   )
 
@@ -111,19 +101,18 @@ export async function dispatchFrameRoutes(
     return reply.send(frame)
   })
 
-  app.post<{ Params: { dispatchId: string } }>(
+  app.post(
     '/dispatch/:dispatchId/launch',
-    { bodyLimit: 16 * 1024 },
+    { bodyLimit: 16 * 1024, schema: { params: DispatchParams, body: LaunchBody } },
     async (request, reply) => {
-      const body = (request.body ?? {}) as Record<string, unknown>
-      if (typeof body !== 'object' || Array.isArray(body)) {
-        throw new AppError('invalid_request', 'Send a JSON object')
-      }
+      const { body } = request
       const result = await dispatchLaunches.launch(request.params.dispatchId, {
-        token: text(body.token, 'token', 4096),
-        origin: text(body.origin, 'origin', 2048),
-        learnerId: text(body.learner_id, 'learner_id', 4096),
-        learnerName: text(body.learner_name, 'learner_name', 4096, false),
+        token: body.token,
+        origin: body.origin,
+        learnerId: body.learner_id,
+        learnerName: body.learner_name ?? '',
+        learnerKey: body.learner_key || undefined,
+        host: request.host,
       })
       return reply.header('cache-control', 'no-store').send(result)
     },

@@ -111,5 +111,10 @@ export function newDispatchRow(
     archived_at: null,
     deleted_at: null,
     expired_event_at: null,
+    wrapper_generation: 0,
+    new_learner_window: null,
+    new_learner_window_count: 0,
+    separated_count: 0,
+    rate_limited_count: 0,
   }
 }

@@ -1,4 +1,9 @@
 import type { DispatchesTable } from '../../infra/db/tables/dispatches.ts'
+import {
+  type ContentOrigins,
+  tenantContentOrigin,
+  tokenAudience,
+} from '../../shared/content-origin.ts'
 import { signToken } from '../../shared/signed-token.ts'
 import { type DispatchStatus, effectiveStatus } from './dispatch.state-machine.ts'
 
@@ -22,7 +27,16 @@ export interface DispatchView {
     completions: number
     /** Launches refused (paused, expired, licence limit, domain…). */
     refusals: number
+    /**
+     * Launches that named a learner who was registered already but did not present that
+     * registration's key: each got a separate learner id (docs/dispatch.md, learner keys).
+     */
+    separatedLearners: number
+    /** Launches refused because too many new learners started in the same minute. */
+    rateLimited: number
   }
+  /** Raised by revoking wrappers: only wrappers exported since then can launch. */
+  wrapperGeneration: number
   createdAt: string
   updatedAt: string
   pausedAt: string | null
@@ -30,26 +44,40 @@ export interface DispatchView {
 }
 
 export interface LinkSettings {
-  contentUrl: string
+  origins: ContentOrigins
   secretKey: string
+}
+
+/** Claims of a dispatch token: the dispatch, its wrapper generation, the content origin's label. */
+export interface DispatchTokenClaims {
+  did?: unknown
+  gen?: unknown
+  aud?: unknown
 }
 
 /** Wrapper packages live in client LMSs for years: the token outlives any dispatch's expiry. */
 const TOKEN_YEARS = 50
 
 /**
- * The signed token the wrapper carries. Deterministic (its expiry derives from the creation
- * time), so every export of a dispatch carries the same token.
+ * The signed token the wrapper carries, valid only on the tenant's content origin and for the
+ * dispatch's current wrapper generation. Deterministic (its expiry derives from the creation
+ * time), so every export of one generation carries the same token.
  */
-export function dispatchToken(row: DispatchesTable, secretKey: string): string {
+export function dispatchToken(row: DispatchesTable, links: LinkSettings): string {
   const expires = new Date(row.created_at)
   expires.setUTCFullYear(expires.getUTCFullYear() + TOKEN_YEARS)
-  return signToken(secretKey, 'dispatch', { did: row.id }, expires)
+  const claims: DispatchTokenClaims = {
+    did: row.id,
+    gen: Number(row.wrapper_generation),
+    aud: tokenAudience(links.origins, row.tenant_id),
+  }
+  return signToken(links.secretKey, 'dispatch', claims, expires)
 }
 
 export function dispatchFrameUrl(row: DispatchesTable, links: LinkSettings): string {
-  const token = dispatchToken(row, links.secretKey)
-  return `${links.contentUrl}/dispatch/${row.id}/frame?token=${encodeURIComponent(token)}`
+  const token = dispatchToken(row, links)
+  const origin = tenantContentOrigin(links.origins, row.tenant_id)
+  return `${origin}/dispatch/${row.id}/frame?token=${encodeURIComponent(token)}`
 }
 
 export function parseList(text: string): string[] {
@@ -80,7 +108,10 @@ export function toDispatchView(
       launches: Number(row.launch_count),
       completions: extra.completions,
       refusals: Number(row.refusal_count),
+      separatedLearners: Number(row.separated_count),
+      rateLimited: Number(row.rate_limited_count),
     },
+    wrapperGeneration: Number(row.wrapper_generation),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     pausedAt: row.paused_at,

@@ -31,6 +31,7 @@ import {
   newDispatchRow,
   type UpdateDispatchInput,
 } from './dispatch-input.ts'
+import { raiseWrapperGeneration } from './dispatch-registration.repository.ts'
 
 export interface DispatchServiceDeps {
   db: Kysely<Database>
@@ -295,6 +296,33 @@ export class DispatchService {
   async refusals(scope: TenantScope, id: string, limit = 50) {
     const row = await this.#require(this.#deps.db, scope, id)
     return listRefusals(this.#deps.db, scope, row.id, limit)
+  }
+
+  /**
+   * Revokes every wrapper exported so far: the wrapper generation goes up, so launches from
+   * older packages are refused (`wrapper_revoked`) and the next export carries the new token.
+   * Audit event `dispatch.wrappers_revoked` (never delivered). Allowed in every state but deleted.
+   */
+  async revokeWrappers(scope: TenantScope, id: string): Promise<DispatchView> {
+    const { db, clock } = this.#deps
+    const now = clock.now()
+    const row = await db.transaction().execute(async (trx) => {
+      const current = await this.#require(trx, scope, id)
+      await raiseWrapperGeneration(trx, current.id, now.toISOString())
+      const updated = await this.#require(trx, scope, id)
+      await recordAuditEvent(trx, scope, {
+        type: 'dispatch.wrappers_revoked',
+        entityType: 'dispatch',
+        entityId: id,
+        data: {
+          ...dispatchEventData(updated, now),
+          wrapper_generation: updated.wrapper_generation,
+        },
+        occurredAt: now.toISOString(),
+      })
+      return updated
+    })
+    return this.#view(db, scope, row)
   }
 
   /** The wrapper zip for the client LMS (default: the dispatched package's SCORM version). */

@@ -90,6 +90,8 @@ export type RefusalReason =
   | 'no_learner'
   | 'package_unavailable'
   | 'license_limit'
+  | 'rate_limited'
+  | 'wrapper_revoked'
 
 /** The status-based refusal for a launch, or null when the status lets launches through. */
 export function statusRefusal(status: DispatchStatus): RefusalReason | null {

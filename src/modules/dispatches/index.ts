@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../infra/db/schema.ts'
 import type { Clock } from '../../shared/clock.ts'
+import { contentOriginsOf } from '../../shared/content-origin.ts'
 import type { LaunchService } from '../sessions/launch.service.ts'
 import { DispatchService } from './dispatch.service.ts'
 import { DispatchLaunchService } from './dispatch-launch.service.ts'
@@ -21,12 +22,14 @@ export function createDispatchServices(deps: {
     dispatches: new DispatchService({
       db,
       clock,
-      links: { contentUrl: config.contentUrl, secretKey: config.secretKey },
+      links: { origins: contentOriginsOf(config), secretKey: config.secretKey },
     }),
     dispatchLaunches: new DispatchLaunchService({
       db,
       clock,
       secretKey: config.secretKey,
+      origins: contentOriginsOf(config),
+      newLearnersPerMinute: config.dispatchNewLearnersPerMinute,
       launches,
     }),
   }

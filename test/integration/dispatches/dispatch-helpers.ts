@@ -13,7 +13,15 @@ export interface DispatchRecord {
   allowedDomains: string[]
   tags: string[]
   launchUrl: string
-  counts: { uniqueLearners: number; launches: number; completions: number; refusals: number }
+  counts: {
+    uniqueLearners: number
+    launches: number
+    completions: number
+    refusals: number
+    separatedLearners: number
+    rateLimited: number
+  }
+  wrapperGeneration: number
   createdAt: string
   updatedAt: string
 }
@@ -43,21 +51,35 @@ export function api(t: TestApp, key: string) {
     })
 }
 
-/** The frame page's launch call, as the browser makes it after the wrapper's hello. */
+/**
+ * The frame page's launch call, as the browser makes it after the wrapper's hello: on the host
+ * of the dispatch's launch URL (its tenant's content origin) unless `host` says otherwise, with
+ * the learner key the wrapper keeps in the LMS when there is one.
+ */
 export function frameLaunch(
   t: TestApp,
   dispatch: Pick<DispatchRecord, 'id' | 'launchUrl'>,
-  input: { origin: string; learnerId: string; learnerName?: string; token?: string },
+  input: {
+    origin: string
+    learnerId: string
+    learnerName?: string
+    token?: string
+    learnerKey?: string
+    host?: string
+  },
 ) {
-  const token = input.token ?? (new URL(dispatch.launchUrl).searchParams.get('token') as string)
+  const url = new URL(dispatch.launchUrl)
+  const token = input.token ?? (url.searchParams.get('token') as string)
   return t.content.inject({
     method: 'POST',
     url: `/dispatch/${dispatch.id}/launch`,
+    headers: { host: input.host ?? url.host },
     payload: {
       token,
       origin: input.origin,
       learner_id: input.learnerId,
       ...(input.learnerName !== undefined && { learner_name: input.learnerName }),
+      ...(input.learnerKey !== undefined && { learner_key: input.learnerKey }),
     },
   })
 }

@@ -74,11 +74,26 @@ describeEachDatabase('launching through a dispatch', (database) => {
     assert.equal(session.success_status, 'passed')
     assert.equal(session.score.raw, 85)
 
-    // The same learner again: same seat, same dispatch, a new attempt after the passed one.
-    const again = await frameLaunch(t, d, { origin: LMS_ORIGIN, learnerId: 'acme-learner-1' })
+    // The same learner again, with the key the wrapper kept: same seat, same dispatch, a new
+    // attempt after the passed one.
+    assert.match(launched.learner_key, /^[A-Za-z0-9_-]{43}$/)
+    const again = await frameLaunch(t, d, {
+      origin: LMS_ORIGIN,
+      learnerId: 'acme-learner-1',
+      learnerKey: launched.learner_key,
+    })
     assert.equal(again.statusCode, 200, again.body)
+    assert.equal(again.json().learner_id, 'acme-learner-1')
+    assert.equal(again.json().learner_key, null, 'a resumed registration keeps its key')
     const record = (await call('GET', `/dispatches/${d.id}`)).json() as DispatchRecord
-    assert.deepEqual(record.counts, { uniqueLearners: 1, launches: 2, completions: 1, refusals: 0 })
+    assert.deepEqual(record.counts, {
+      uniqueLearners: 1,
+      launches: 2,
+      completions: 1,
+      refusals: 0,
+      separatedLearners: 0,
+      rateLimited: 0,
+    })
     const types = (await dispatchEvents(t, tenant.tenantId, d.id)).map((e) => e.type)
     assert.deepEqual(types, ['dispatch.created', 'dispatch.launched', 'dispatch.launched'])
   })
@@ -185,6 +200,11 @@ describeEachDatabase('launching through a dispatch', (database) => {
     )
     const admitted = learners.filter((_, i) => results[i]?.statusCode === 200)
     assert.equal(admitted.length, 10)
+    const keys = new Map(
+      results
+        .filter((r) => r.statusCode === 200)
+        .map((r) => [r.json().learner_id, r.json().learner_key]),
+    )
     for (const res of results.filter((r) => r.statusCode !== 200)) {
       assert.equal(await refusalOf(res), 'license_limit')
     }
@@ -192,7 +212,7 @@ describeEachDatabase('launching through a dispatch', (database) => {
     // Returning learners always get in, also all at once and with the dispatch full.
     const again = await Promise.all(
       [...admitted, ...admitted].map((learnerId) =>
-        frameLaunch(t, d, { origin: LMS_ORIGIN, learnerId }),
+        frameLaunch(t, d, { origin: LMS_ORIGIN, learnerId, learnerKey: keys.get(learnerId) }),
       ),
     )
     assert.deepEqual(new Set(again.map((r) => r.statusCode)), new Set([200]))
@@ -220,13 +240,17 @@ describeEachDatabase('launching through a dispatch', (database) => {
 
     // Raising the limit admits more; lowering it keeps those already in.
     await call('PATCH', `/dispatches/${d.id}`, { licenseLimit: 11 })
-    assert.equal(
-      (await frameLaunch(t, d, { origin: LMS_ORIGIN, learnerId: 'late' })).statusCode,
-      200,
-    )
+    const late = await frameLaunch(t, d, { origin: LMS_ORIGIN, learnerId: 'late' })
+    assert.equal(late.statusCode, 200)
     await call('PATCH', `/dispatches/${d.id}`, { licenseLimit: 2 })
     assert.equal(
-      (await frameLaunch(t, d, { origin: LMS_ORIGIN, learnerId: 'late' })).statusCode,
+      (
+        await frameLaunch(t, d, {
+          origin: LMS_ORIGIN,
+          learnerId: 'late',
+          learnerKey: late.json().learner_key,
+        })
+      ).statusCode,
       200,
     )
     assert.equal(

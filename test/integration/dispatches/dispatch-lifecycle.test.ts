@@ -51,7 +51,14 @@ describeEachDatabase('dispatch API and lifecycle', (database) => {
       d.launchUrl,
       new RegExp(`^http://127\\.0\\.0\\.1:18081/dispatch/${d.id}/frame\\?token=`),
     )
-    assert.deepEqual(d.counts, { uniqueLearners: 0, launches: 0, completions: 0, refusals: 0 })
+    assert.deepEqual(d.counts, {
+      uniqueLearners: 0,
+      launches: 0,
+      completions: 0,
+      refusals: 0,
+      separatedLearners: 0,
+      rateLimited: 0,
+    })
     assert.equal(d.createdAt, '2026-03-01T09:00:00.000Z')
     const events = await dispatchEvents(t, tenant.tenantId, d.id)
     assert.deepEqual(
@@ -102,7 +109,8 @@ describeEachDatabase('dispatch API and lifecycle', (database) => {
       [{ packageId: pkg, name: 'x', allowedDomains: ['ftp://lms.example'] }, 400, /scheme/],
       [{ packageId: pkg, name: 'x', allowedDomains: ['lms.example/path'] }, 400, /host name/],
       [{ packageId: pkg, name: 'x', licenseLimit: 0 }, 400, /licenseLimit|minimum/],
-      [{ packageId: pkg, name: 'x', tenant_id: 'ten_other' }, 400, /additional|tenant_id/],
+      // A foreign tenant is refused like on every endpoint (http/plugins/tenant-guard.ts).
+      [{ packageId: pkg, name: 'x', tenant_id: 'ten_other' }, 403, /tenant_id/],
       [{ packageId: 'pkg_nope', name: 'x' }, 404, /pkg_nope/],
     ]
     for (const [body, status, message] of cases) {
