@@ -8,12 +8,13 @@ import {
   type Api2004,
   createRuntime,
   type DataModelOptions,
+  type Delta,
   type Runtime,
   type TerminateSummary,
 } from '../../modules/scorm/data-model/index.ts'
 import type { Navigator } from './navigator.ts'
-import { Outbox, type OutboxStatus, type OutboxStorage } from './outbox.ts'
-import type { DeliveryResponse } from './protocol.types.ts'
+import { Outbox, type OutboxStatus, type OutboxStorage, REFUSED_PER_COMMIT } from './outbox.ts'
+import type { DeliveryResponse, RefusedCall, SessionSummary } from './protocol.types.ts'
 import type { RuntimeClient } from './runtime.client.ts'
 
 export interface Delivery {
@@ -21,6 +22,8 @@ export interface Delivery {
   readonly itemId: string
   readonly version: '1.2' | '2004'
   readonly runtime: Runtime<Api12 | Api2004>
+  /** What the SCO is given: the runtime's API, noting refused SetValue calls for the server. */
+  readonly api: Api12 | Api2004
   readonly outbox: Outbox
   /** Set while the player unloads the SCO itself: a Terminate then carries no navigation. */
   leaving: boolean
@@ -37,6 +40,10 @@ export interface OpenDeliveryOptions {
   readonly storage: OutboxStorage | null
   readonly onTerminate: (delivery: Delivery, summary: TerminateSummary) => void
   readonly onStatus: (outbox: Outbox, status: OutboxStatus) => void
+  /** Each commit the SCO (or the player) makes, once queued. */
+  readonly onCommit?: (delivery: Delivery, delta: Delta) => void
+  /** The course's status from the server's answer to a commit. */
+  readonly onSession?: (session: SessionSummary) => void
   /** Commit retry backoff; default the outbox's (1 s doubling to 30 s). */
   readonly retry?: { readonly baseMs?: number; readonly maxMs?: number }
 }
@@ -51,11 +58,16 @@ export function openDelivery(o: OpenDeliveryOptions): Delivery {
     sessionId: o.sessionId,
     deliveryId: response.delivery_id,
     storage: o.storage,
-    send: (delta) => o.client.commit(o.runtimeToken, response.delivery_id, delta),
+    send: async (delta, refused) => {
+      const outcome = await o.client.commit(o.runtimeToken, response.delivery_id, delta, refused)
+      if (outcome.kind === 'acked' && outcome.session) o.onSession?.(outcome.session)
+      return outcome
+    },
     changesSince: (seq) => (runtime as Runtime<Api12 | Api2004>).changesSince(seq),
     onStatus: (status) => o.onStatus(outbox, status),
     ...(o.retry ? { retry: o.retry } : {}),
   })
+  const refused: RefusedCall[] = []
   const delivery: Delivery = {
     id: response.delivery_id,
     itemId: response.item_id,
@@ -66,6 +78,9 @@ export function openDelivery(o: OpenDeliveryOptions): Delivery {
     get runtime() {
       return runtime as Runtime<Api12 | Api2004>
     },
+    get api() {
+      return api
+    },
   }
   runtime = createRuntime({
     version,
@@ -75,7 +90,8 @@ export function openDelivery(o: OpenDeliveryOptions): Delivery {
     // Accepted as soon as it is queued: the outbox (memory + localStorage) delivers it later, so
     // a network hiccup never surfaces to the SCO as a failed Commit.
     onCommit: (delta) => {
-      outbox.push(delta)
+      outbox.push(delta, refused.splice(0))
+      o.onCommit?.(delivery, delta)
       return true
     },
     onTerminate: (summary) => {
@@ -83,7 +99,35 @@ export function openDelivery(o: OpenDeliveryOptions): Delivery {
       o.onTerminate(delivery, summary)
     },
   })
+  const api = noteRefusals(runtime, refused)
   return delivery
+}
+
+/** Longest refused value reported to the server. */
+const REFUSED_VALUE_MAX = 200
+
+/**
+ * The runtime's API with SetValue / LMSSetValue wrapped: a call the data model refuses (wrong
+ * type, read-only, out of range, unknown element…) is noted for the next commit, so support can
+ * see what a course tried to store and could not. Only the first REFUSED_PER_COMMIT per commit.
+ */
+function noteRefusals(runtime: Runtime<Api12 | Api2004>, out: RefusedCall[]): Api12 | Api2004 {
+  const api = runtime.api
+  const name = 'SetValue' in api ? 'SetValue' : 'LMSSetValue'
+  const original = (api as unknown as Record<string, (e?: unknown, v?: unknown) => string>)[name]
+  if (!original) return api
+  const setValue = (element?: unknown, value?: unknown): string => {
+    const result = original.call(api, element, value)
+    if (result === 'false' && out.length < REFUSED_PER_COMMIT) {
+      out.push({
+        element: String(element ?? '').slice(0, REFUSED_VALUE_MAX),
+        value: String(value ?? '').slice(0, REFUSED_VALUE_MAX),
+        error_code: runtime.lastError().code,
+      })
+    }
+    return result
+  }
+  return { ...api, [name]: setValue } as Api12 | Api2004
 }
 
 /** Publishes the runtime's API under the name its SCORM version uses, and only that one. */
@@ -92,15 +136,17 @@ export function exposeApi(win: Window, delivery: Delivery | undefined): void {
   delete slots.API
   delete slots.API_1484_11
   if (!delivery) return
-  slots[delivery.version === '1.2' ? 'API' : 'API_1484_11'] = delivery.runtime.api
+  slots[delivery.version === '1.2' ? 'API' : 'API_1484_11'] = delivery.api
 }
 
 /**
- * The limits for createRuntime from the start response. The protocol document names the 1.2
- * suspend_data limit `suspendDataMax12`; the data model calls it `suspendDataLimit12`. Both work.
+ * The data model's options from the start or delivery response. The protocol document names the
+ * 1.2 suspend_data limit `suspendDataMax12`; the data model calls it `suspendDataLimit12`. Both
+ * work. Limits must be positive numbers; `lenientIdentifiers` (a package's runtime option
+ * `lenient_identifiers`) must be true to count.
  */
 export function dataModelOptions(
-  raw: Readonly<Record<string, number | undefined>> | undefined,
+  raw: Readonly<Record<string, number | boolean | undefined>> | undefined,
 ): DataModelOptions {
   const pick = (...names: string[]) => {
     for (const n of names) {
@@ -109,13 +155,15 @@ export function dataModelOptions(
     }
     return undefined
   }
-  const options: Record<string, number> = {}
+  const options: Record<string, number | boolean> = {}
   const entries: Array<[keyof DataModelOptions, number | undefined]> = [
     ['suspendDataLimit12', pick('suspendDataLimit12', 'suspendDataMax12')],
     ['suspendDataLimit2004', pick('suspendDataLimit2004', 'suspendDataMax2004')],
     ['maxValueLength', pick('maxValueLength')],
     ['maxCollectionItems', pick('maxCollectionItems')],
+    ['maxTotalChars', pick('maxTotalChars')],
   ]
   for (const [name, value] of entries) if (value !== undefined) options[name] = value
-  return options
+  if (raw?.lenientIdentifiers === true) options.lenientIdentifiers = true
+  return options as DataModelOptions
 }

@@ -13,6 +13,11 @@ export interface NavItem {
   /** False for headings: they are shown in the contents but never launched. */
   readonly launchable: boolean
   readonly href?: string | null
+  /**
+   * False keeps the item out of the contents (`isvisible="false"`); flow still delivers it, as
+   * SCORM 2004 CAM and 1.2 CAM both make isvisible a matter of display only. Default true.
+   */
+  readonly visible?: boolean
 }
 
 export interface Navigator {
@@ -40,8 +45,16 @@ export interface FlowNavigatorOptions {
   readonly flow?: boolean
   /** Picking any item from the contents allowed. Default true. */
   readonly choice?: boolean
-  /** Item to start on; a heading or unknown id falls back to the first launchable item. */
+  /**
+   * Item to start on; a heading, an unknown id or an unavailable item falls back to the first
+   * available launchable item.
+   */
   readonly startId?: string | null
+  /**
+   * Whether an item may be entered now (SCORM 1.2 prerequisites), asked afresh on every move:
+   * Continue and Previous pass over unavailable items, choice refuses them. Default: all are.
+   */
+  readonly available?: (item: NavItem) => boolean
 }
 
 /** Linear order over the launchable items, skipping headings; no sequencing rules. */
@@ -51,14 +64,27 @@ export function createFlowNavigator(
 ): Navigator {
   const flow = options.flow !== false
   const choice = options.choice !== false
+  const available = options.available ?? (() => true)
   const launchable = items.filter((i) => i.launchable)
   const byId = new Map(launchable.map((item, index) => [item.id, index]))
-  let index = (options.startId != null ? byId.get(options.startId) : undefined) ?? 0
+  const open = (i: number) => launchable[i] !== undefined && available(launchable[i] as NavItem)
+  /** The nearest available item from `from` in direction `step`; undefined when none. */
+  const seek = (from: number, step: 1 | -1) => {
+    for (let i = from; i >= 0 && i < launchable.length; i += step) if (open(i)) return i
+    return undefined
+  }
+  const start = options.startId != null ? byId.get(options.startId) : undefined
+  let index = (start !== undefined && open(start) ? start : seek(0, 1)) ?? 0
 
   const current = () => launchable[index]
-  const canNext = () => flow && index < launchable.length - 1
-  const canPrevious = () => flow && index > 0 && launchable.length > 0
-  const canChoose = (id: string) => choice && byId.has(id)
+  const nextIndex = () => (flow ? seek(index + 1, 1) : undefined)
+  const previousIndex = () => (flow && index > 0 ? seek(index - 1, -1) : undefined)
+  const canNext = () => nextIndex() !== undefined
+  const canPrevious = () => previousIndex() !== undefined
+  const canChoose = (id: string) => {
+    const i = byId.get(id)
+    return choice && i !== undefined && open(i)
+  }
   const moveTo = (to: number | undefined) => {
     if (to === undefined || launchable[to] === undefined) return undefined
     index = to
@@ -73,8 +99,8 @@ export function createFlowNavigator(
     canNext,
     canPrevious,
     canChoose,
-    next: () => (canNext() ? moveTo(index + 1) : undefined),
-    previous: () => (canPrevious() ? moveTo(index - 1) : undefined),
+    next: () => moveTo(nextIndex()),
+    previous: () => moveTo(previousIndex()),
     choose: (id) => (canChoose(id) ? moveTo(byId.get(id)) : undefined),
     jump: (id) => moveTo(byId.get(id)),
     requestValid(request, target) {

@@ -6,6 +6,7 @@
  */
 import type { Delta } from '../../modules/scorm/data-model/index.ts'
 import { OUTBOX_KEY_PREFIX, type OutboxStorage, type StoredOutbox } from './outbox.storage.ts'
+import type { RefusedCall, SessionSummary } from './protocol.types.ts'
 
 export {
   OUTBOX_KEY_PREFIX,
@@ -16,15 +17,19 @@ export {
 
 export type SendOutcome =
   /** 200, applied or a duplicate: the server holds every commit up to `lastSeq`. */
-  | { readonly kind: 'acked'; readonly lastSeq: number }
-  /** 409 sequence_gap: the server holds commits up to `lastSeq` only. */
+  | { readonly kind: 'acked'; readonly lastSeq: number; readonly session?: SessionSummary }
+  /** 409 sequence_gap or sequence_jump: the server holds commits up to `lastSeq` only. */
   | { readonly kind: 'gap'; readonly lastSeq: number }
   /** Network failure, timeout, 408, 429 or 5xx: worth sending again later. */
   | { readonly kind: 'retry'; readonly reason: string; readonly afterMs?: number }
   /** Any other answer (expired token, unknown delivery…): sending again cannot help. */
   | { readonly kind: 'rejected'; readonly status: number; readonly code: string }
 
-export type SendFn = (delta: Delta) => Promise<SendOutcome>
+/** `refused`: the SetValue calls refused before this commit, reported along with it. */
+export type SendFn = (delta: Delta, refused?: readonly RefusedCall[]) => Promise<SendOutcome>
+
+/** Refused SetValue calls reported with one commit, at most. */
+export const REFUSED_PER_COMMIT = 20
 
 export type OutboxStatus =
   | { readonly state: 'idle' }
@@ -69,6 +74,13 @@ export class Outbox {
   #lastGap: number | undefined
   #wake: (() => void) | undefined
   #watchers: Array<() => boolean> = []
+  /** Refused SetValue calls by the seq of the commit that reports them (memory only). */
+  readonly #refused = new Map<number, RefusedCall[]>()
+  /**
+   * The runtime's commit number minus the one sent: 0 until a repair renumbers (the repair is
+   * sent as last_seq + 1, and the runtime's later commits count on from there).
+   */
+  #offset = 0
 
   constructor(options: OutboxOptions) {
     this.#o = options
@@ -93,8 +105,17 @@ export class Outbox {
     return this.#blocked !== undefined
   }
 
-  push(delta: Delta): void {
+  /** Queues one of the runtime's commits (numbered as the runtime numbers them). */
+  push(runtimeDelta: Delta, refused: readonly RefusedCall[] = []): void {
+    const delta = this.#offset
+      ? {
+          ...runtimeDelta,
+          seq: runtimeDelta.seq - this.#offset,
+          fromSeq: runtimeDelta.fromSeq - this.#offset,
+        }
+      : runtimeDelta
     if (delta.seq <= this.#acked) return
+    if (refused.length > 0) this.#refused.set(delta.seq, refused.slice(0, REFUSED_PER_COMMIT))
     this.#queue = this.#queue.filter((d) => d.seq !== delta.seq)
     this.#queue.push(delta)
     this.#queue.sort((a, b) => a.seq - b.seq)
@@ -149,6 +170,13 @@ export class Outbox {
     return mergeDeltas(this.#queue)
   }
 
+  /** Refused calls reported with the commits up to `seq` still pending (a merged delta's). */
+  refusedUpTo(seq: number): RefusedCall[] {
+    const out: RefusedCall[] = []
+    for (const d of this.#queue) if (d.seq <= seq) out.push(...(this.#refused.get(d.seq) ?? []))
+    return out.slice(0, REFUSED_PER_COMMIT)
+  }
+
   async #run(): Promise<void> {
     this.#running = true
     try {
@@ -157,7 +185,8 @@ export class Outbox {
         this.#status({ state: 'sending' })
         let outcome: SendOutcome
         try {
-          outcome = await this.#o.send(delta)
+          const refused = this.refusedUpTo(delta.seq)
+          outcome = await (refused.length > 0 ? this.#o.send(delta, refused) : this.#o.send(delta))
         } catch (err) {
           outcome = { kind: 'retry', reason: err instanceof Error ? err.message : String(err) }
         }
@@ -194,24 +223,42 @@ export class Outbox {
   #ack(seq: number): void {
     this.#acked = Math.max(this.#acked, seq)
     this.#queue = this.#queue.filter((d) => d.seq > this.#acked)
+    for (const s of this.#refused.keys()) if (s <= this.#acked) this.#refused.delete(s)
     this.#persist()
   }
 
   /**
-   * Replaces the queue's head with one delta starting right after what the server holds. With the
-   * live runtime that is exact (`changesSince`); for a recovered queue the missing commits are no
-   * longer on this device, so what is left is merged and sent from `lastSeq` rather than lost too.
+   * Replaces the queue with one delta that is commit `lastSeq + 1` and holds every change the
+   * server lacks, so the numbers it receives never skip (a delta reaching far ahead is refused
+   * as `sequence_jump`). With the live runtime the values are exact (`changesSince`, and its
+   * later commits are renumbered to follow); a recovered queue has no runtime, so what is left of
+   * it is merged rather than lost too.
    */
   #repairGap(lastSeq: number): void {
     const merged = mergeDeltas(this.#queue)
     if (!merged) return
-    const fresh = this.#o.changesSince?.(lastSeq)
-    const repaired: Delta =
-      fresh && fresh.seq >= merged.seq
-        ? { ...fresh, final: merged.final && fresh.seq === merged.seq }
-        : { ...merged, fromSeq: Math.min(lastSeq, merged.fromSeq) }
-    this.#acked = Math.max(this.#acked, Math.min(lastSeq, repaired.seq - 1))
-    this.#queue = [repaired, ...this.#queue.filter((d) => d.seq > repaired.seq)]
+    const fresh = this.#o.changesSince?.(lastSeq + this.#offset)
+    const freshSeq = fresh ? fresh.seq - this.#offset : -1
+    const covering =
+      fresh && freshSeq >= merged.seq
+        ? { values: fresh.values, seq: freshSeq, final: merged.final && freshSeq === merged.seq }
+        : merged
+    const shift = covering.seq - (lastSeq + 1)
+    const repaired: Delta = {
+      seq: lastSeq + 1,
+      fromSeq: lastSeq,
+      values: covering.values,
+      final: covering.final,
+    }
+    const refused = this.refusedUpTo(Number.MAX_SAFE_INTEGER)
+    const later = this.#queue
+      .filter((d) => d.seq > covering.seq)
+      .map((d) => ({ ...d, seq: d.seq - shift, fromSeq: d.fromSeq - shift }))
+    this.#offset += shift
+    this.#acked = lastSeq
+    this.#queue = [repaired, ...later]
+    this.#refused.clear()
+    if (refused.length > 0) this.#refused.set(repaired.seq, refused)
     this.#persist()
   }
 

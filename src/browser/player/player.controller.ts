@@ -6,13 +6,19 @@
 import type { TerminateSummary } from '../../modules/scorm/data-model/index.ts'
 import { afterTerminate, type EndReason } from './after-terminate.ts'
 import { type Delivery, dataModelOptions, exposeApi, openDelivery } from './delivery.ts'
+import { ItemStatuses, type StatusItem } from './item-status.ts'
 import { createFlowNavigator, type NavItem, type Navigator } from './navigator.ts'
-import { Outbox, type OutboxStatus, recoverStoredOutboxes } from './outbox.ts'
 import { type PageLifecycle, watchPageLifecycle } from './page-lifecycle.ts'
-import { blockedText, endMessage, openErrorMessage, startErrorMessage } from './player.messages.ts'
-import { beaconOutboxes, localStorageOf, withRetries } from './player.support.ts'
+import {
+  endMessage,
+  finishedMessage,
+  openErrorMessage,
+  startErrorMessage,
+} from './player.messages.ts'
+import { Saves } from './player.saves.ts'
+import { localStorageOf, withRetries } from './player.support.ts'
 import { createPlayerView, type PlayerView } from './player.view.ts'
-import type { StartResponse } from './protocol.types.ts'
+import type { SessionSummary, StartResponse } from './protocol.types.ts'
 import {
   createRuntimeClient,
   type FetchFn,
@@ -26,8 +32,10 @@ export interface PlayerEnv {
   readonly fetch?: FetchFn
 }
 
-/** How long opening an item waits for earlier commits to reach the server. */
+/** How long opening an item (or leaving the course) waits for commits to reach the server. */
 const SAVE_WAIT_MS = 10_000
+/** How long a SCO's beforeunload/unload handlers get before its frame is taken away. */
+const UNLOAD_WAIT_MS = 5_000
 
 export function startPlayer(env: PlayerEnv): Promise<void> {
   const { location } = env.window
@@ -43,13 +51,15 @@ class Player {
   readonly #client: RuntimeClient
   readonly #sessionId: string
   readonly #storage: Storage | null
+  readonly #saves: Saves
   #start: StartResponse | undefined
   #nav: Navigator = createFlowNavigator([])
   #delivery: Delivery | undefined
-  readonly #outboxes = new Map<Outbox, OutboxStatus>()
   #busy = false
   #ended = false
   #lifecycle: PageLifecycle | undefined
+  #statuses: ItemStatuses | undefined
+  #course: SessionSummary | undefined
 
   constructor(env: PlayerEnv, sessionId: string) {
     this.#win = env.window
@@ -60,8 +70,15 @@ class Player {
       previous: () => this.#go(() => this.#nav.previous()),
       next: () => this.#go(() => this.#nav.next()),
       choose: (id) => this.#go(() => this.#nav.choose(id)),
+      exit: () => void this.#leaveCourse('exit'),
     })
     this.#view.setChrome({ toc: false, controls: false })
+    this.#saves = new Saves({
+      sessionId,
+      client: this.#client,
+      storage: this.#storage,
+      onNote: (text, tone) => this.#view.setSaveStatus(text, tone),
+    })
   }
 
   async boot(launchToken: string): Promise<void> {
@@ -78,27 +95,36 @@ class Player {
       return
     }
     const start = this.#start
-    const items: NavItem[] = start.items.map((i) => ({
+    const items: StatusItem[] = start.items.map((i) => ({
       id: i.id,
       title: i.title,
       level: i.level,
       launchable: i.launchable,
       href: i.href ?? null,
+      visible: i.visible !== false,
+      prerequisites: i.prerequisites ?? null,
+      ...(i.completion_status !== undefined && { completion_status: i.completion_status }),
+      ...(i.success_status !== undefined && { success_status: i.success_status }),
     }))
+    const statuses = new ItemStatuses(start.scorm_version ?? '2004', items)
+    this.#statuses = statuses
     this.#nav = createFlowNavigator(items, {
       flow: start.navigation?.flow !== false,
       choice: start.navigation?.choice !== false,
       startId: start.current_item_id ?? null,
+      available: statuses.available,
     })
     const several = items.filter((i) => i.launchable).length > 1
     this.#view.setCourse(start.title, items, start.navigation?.choice !== false)
-    this.#view.setChrome({ toc: several, controls: several })
-    this.#recoverOutboxes()
+    this.#refreshItems()
+    // One SCO: no bars at all, the SCO fills the viewport. It has no Exit button either: closing
+    // the window is the exit, and it unloads the SCO the same way (beforeunload, unload, a final
+    // commit by beacon); a button floating over the SCO would cover its own controls on a phone.
+    this.#view.setChrome({ toc: several, controls: several, bar: several })
+    this.#saves.recover(start.runtime_token)
     this.#lifecycle ??= watchPageLifecycle(this.#win, {
       hidden: (unloading) => this.#saveForLeaving(unloading),
-      online: () => {
-        for (const outbox of this.#outboxes.keys()) outbox.flush()
-      },
+      online: () => this.#saves.flushAll(),
       autosave: () => {
         if (this.#delivery?.runtime.phase() === 'running') this.#delivery.runtime.commitNow()
       },
@@ -123,11 +149,17 @@ class Player {
     this.#busy = true
     this.#updateControls()
     try {
-      this.#leaveCurrent()
+      await this.#leaveCurrent()
+      // After each wait: Exit may have been pressed meanwhile, and its end screen stays. A launch
+      // made by then stays unused (the session's next one ends it).
+      if (this.#ended) return
       this.#view.setCurrent(item.id)
       this.#view.showScreen({ title: `Opening “${item.title}”…`, busy: true })
-      await this.#waitForSaves()
+      // Earlier commits first: the next delivery's launch data is built from them (resume).
+      await this.#saves.drained(SAVE_WAIT_MS)
+      if (this.#ended) return
       const response = await withRetries(() => this.#client.delivery(start.runtime_token, item.id))
+      if (this.#ended) return
       const delivery = openDelivery({
         response,
         sessionId: this.#sessionId,
@@ -137,10 +169,20 @@ class Player {
         dataModelOptions: dataModelOptions(response.data_model_options ?? start.data_model_options),
         storage: this.#storage,
         onTerminate: (d, summary) => this.#onTerminate(d, summary),
-        onStatus: (outbox, status) => this.#onOutboxStatus(outbox, status),
+        onStatus: (outbox, status) => this.#saves.onStatus(outbox, status),
+        onCommit: (d, delta) => {
+          this.#statuses?.update(d.itemId, d.runtime.state(), delta.final)
+          this.#refreshItems()
+        },
+        onSession: (session) => {
+          this.#course = session
+          this.#view.setCourseComplete(this.#complete())
+        },
       })
       this.#delivery = delivery
-      this.#outboxes.set(delivery.outbox, { state: 'idle' })
+      this.#statuses?.visited(item.id)
+      this.#refreshItems()
+      this.#saves.track(delivery.outbox)
       exposeApi(this.#win, delivery)
       this.#view.clearMessages()
       this.#view.showFrame(this.#frameSrc(response.href ?? item.href), item.title)
@@ -155,16 +197,50 @@ class Player {
     }
   }
 
-  /** Unloads the SCO (its unload handlers may still Terminate) and ends its delivery. */
-  #leaveCurrent(): void {
+  /**
+   * Unloads the SCO the way a browser unloads a page — its frame navigates away, so the SCO's
+   * beforeunload, pagehide and unload handlers run and may still Terminate — then ends its
+   * delivery. The API stays published until then: those handlers find it through `parent`.
+   */
+  async #leaveCurrent(): Promise<void> {
+    const d = this.#delivery
+    if (!d) return
+    d.leaving = true
+    await this.#view.unloadFrame(UNLOAD_WAIT_MS)
+    this.#releaseDelivery(d)
+  }
+
+  /** The page itself is going away: the frame goes now, with the page's own unload. */
+  #dropCurrent(): void {
     const d = this.#delivery
     if (!d) return
     d.leaving = true
     this.#view.removeFrame()
+    this.#releaseDelivery(d)
+  }
+
+  /** Once per delivery: an unload that finishes after the page's own pagehide finds it gone. */
+  #releaseDelivery(d: Delivery): void {
+    if (this.#delivery !== d) return
+    this.#view.removeFrame()
     if (!d.terminated) d.runtime.commitNow({ final: true })
-    if (d.outbox.pending().length === 0) this.#outboxes.delete(d.outbox)
+    this.#saves.release(d.outbox)
     this.#delivery = undefined
     exposeApi(this.#win, undefined)
+  }
+
+  /** Contents marks, locks (prerequisites) and the previous/continue buttons, after a change. */
+  #refreshItems(): void {
+    const statuses = this.#statuses
+    if (!statuses) return
+    for (const item of this.#nav.items) {
+      if (item.launchable) this.#view.setItemState(item.id, statuses.state(item))
+    }
+    this.#updateControls()
+  }
+
+  #complete(): boolean {
+    return this.#course?.completion_status === 'completed'
   }
 
   #onTerminate(d: Delivery, summary: TerminateSummary): void {
@@ -194,35 +270,47 @@ class Player {
           return undefined
       }
     })()
-    if (action.kind === 'end') this.#end(action.reason)
+    if (action.kind === 'end') void this.#leaveCourse(action.reason)
     else if (move) this.#go(move)
     // No request, or one that cannot be followed (continue on the last item): the learner decides.
-    else this.#showFinished()
+    else void this.#showFinished(d)
   }
 
-  /** The SCO ended without (a valid) navigation request: the learner picks what comes next. */
-  #showFinished(): void {
+  /**
+   * The SCO ended without (a valid) navigation request: the learner picks what comes next. The
+   * final commit's answer comes first (briefly), so the notice can say whether the course is done.
+   */
+  async #showFinished(d: Delivery): Promise<void> {
+    await d.outbox.whenDrained(SAVE_WAIT_MS)
+    if (d !== this.#delivery || this.#busy || this.#ended) return
     const nav = this.#nav
     const several = nav.items.filter((i) => i.launchable).length > 1
-    if (nav.canNext()) {
-      const next = { label: 'Continue', primary: true, run: () => this.#go(() => nav.next()) }
-      this.#view.showNotice({ title: 'This part has ended.', actions: [next] })
-    } else if (several) {
-      this.#view.showNotice({
-        title: 'That was the last part of the course.',
-        text: 'You can close this window, or pick a part from the contents.',
-      })
-    } else {
-      this.#view.showNotice({ title: 'The lesson has ended.', text: 'You can close this window.' })
-    }
+    const next = nav.canNext()
+      ? { label: 'Continue', primary: true, run: () => this.#go(() => nav.next()) }
+      : undefined
+    this.#view.showNotice(finishedMessage(next, several, this.#complete()))
     this.#updateControls()
   }
 
-  #end(reason: EndReason): void {
+  /**
+   * Leaves the course: the SCO's exit request, or the learner's Exit. The SCO is unloaded as a
+   * closing window would unload it, every commit is given time to arrive, then the end screen
+   * says so. Never `window.close()`: inside another site's frame it cannot work, and a top-level
+   * tab the learner opened is theirs to close.
+   */
+  async #leaveCourse(reason: EndReason): Promise<void> {
+    if (this.#ended || !this.#start) return
     this.#ended = true
-    this.#leaveCurrent()
-    this.#view.setChrome({ toc: false, controls: false })
-    this.#view.showScreen(endMessage(reason))
+    this.#updateControls()
+    this.#view.showScreen({ title: 'Saving your progress…', busy: true })
+    await this.#leaveCurrent()
+    const saved = await this.#saves.drained(SAVE_WAIT_MS)
+    this.#view.setChrome({ toc: false, controls: false, bar: false })
+    this.#view.showScreen(endMessage(reason, { complete: this.#complete(), saved }))
+    // The outboxes keep trying (and storage keeps their queue): say so once they are through.
+    if (!saved && (await this.#saves.drained())) {
+      this.#view.showScreen(endMessage(reason, { complete: this.#complete(), saved: true }))
+    }
   }
 
   #updateControls(): void {
@@ -242,52 +330,6 @@ class Player {
     return new URL(href ?? '', base).href
   }
 
-  /** Earlier commits first: the next delivery's launch data is built from them (resume). */
-  async #waitForSaves(): Promise<void> {
-    const waits = [...this.#outboxes.keys()].map((outbox) => {
-      outbox.flush()
-      return outbox.whenDrained(SAVE_WAIT_MS)
-    })
-    await Promise.all(waits)
-  }
-
-  #recoverOutboxes(): void {
-    const start = this.#start
-    if (!this.#storage || !start) return
-    const stored = recoverStoredOutboxes(this.#storage, this.#sessionId, { now: Date.now() })
-    for (const entry of stored) {
-      const outbox: Outbox = new Outbox({
-        sessionId: this.#sessionId,
-        deliveryId: entry.did,
-        storage: this.#storage,
-        recovered: entry.deltas,
-        send: (delta) => this.#client.commit(start.runtime_token, entry.did, delta),
-        onStatus: (status) => {
-          // Refused even with a fresh token (another attempt, an ended delivery): let it go.
-          if (status.state === 'blocked') outbox.discard()
-          this.#onOutboxStatus(outbox, status.state === 'blocked' ? { state: 'idle' } : status)
-        },
-      })
-      this.#outboxes.set(outbox, { state: 'idle' })
-      outbox.flush()
-    }
-  }
-
-  #onOutboxStatus(outbox: Outbox, status: OutboxStatus): void {
-    const current = this.#delivery?.outbox === outbox
-    if (status.state === 'idle' && !current) this.#outboxes.delete(outbox)
-    else this.#outboxes.set(outbox, status)
-    const states = [...this.#outboxes.values()]
-    const blocked = states.find((s) => s.state === 'blocked')
-    if (blocked) {
-      this.#view.setSaveStatus(blockedText(blocked.code), 'warning')
-    } else if (states.some((s) => s.state === 'retrying')) {
-      this.#view.setSaveStatus('Offline. Your progress is kept and will be sent.', 'warning')
-    } else {
-      this.#view.setSaveStatus('')
-    }
-  }
-
   /**
    * The page is being hidden (maybe for good): collect the SCO's uncommitted values and send
    * everything still pending by beacon. On a real unload the SCO is unloaded first, so its own
@@ -296,10 +338,10 @@ class Player {
   #saveForLeaving(unloading: boolean): void {
     const d = this.#delivery
     if (d && !d.terminated) {
-      if (unloading) this.#leaveCurrent()
+      if (unloading) this.#dropCurrent()
       else if (d.runtime.phase() === 'running') d.runtime.commitNow()
     }
     const token = this.#start?.runtime_token
-    if (token) beaconOutboxes(this.#win, this.#client.commitUrl, token, this.#outboxes.keys())
+    if (token) this.#saves.beacon(this.#win, token)
   }
 }

@@ -41,14 +41,53 @@ export function openErrorMessage(
   return { title: `“${itemTitle}” could not be opened.`, text: unreachable(err), actions: [retry] }
 }
 
-export function endMessage(reason: EndReason): Message {
+/** Where the learner's work stands when the course is left. */
+export interface LeftState {
+  /** The server says the course is completed. */
+  readonly complete: boolean
+  /** Every commit reached the server. */
+  readonly saved: boolean
+}
+
+const NOT_SAVED =
+  'Your latest progress has not reached the server yet. Keep this window open for a moment; if this message stays, reload the page.'
+
+/** The end screen: after the SCO's exit request, or the player's Exit button (reason 'exit'). */
+export function endMessage(reason: EndReason, left: LeftState): Message {
+  if (!left.saved) return { title: 'Saving your progress…', text: NOT_SAVED }
+  if (left.complete) return { title: 'Course complete', text: 'You can close this window.' }
   if (reason === 'suspendAll') {
     return {
       title: 'Your progress is saved.',
       text: 'You can close this window. Next time you open the course, you continue where you left off.',
     }
   }
-  return { title: 'You have left the course.', text: 'You can close this window.' }
+  return {
+    title: 'You have left the course.',
+    text: 'Your progress is saved. You can close this window.',
+  }
+}
+
+/** The notice after a SCO ended without asking for anything. */
+export function finishedMessage(
+  next: ScreenAction | undefined,
+  several: boolean,
+  complete: boolean,
+): Message {
+  if (next) {
+    return {
+      title: complete ? 'Course complete. This part has ended.' : 'This part has ended.',
+      actions: [next],
+    }
+  }
+  if (complete) return { title: 'Course complete', text: 'You can close this window.' }
+  if (several) {
+    return {
+      title: 'That was the last part of the course.',
+      text: 'You can close this window, or pick a part from the contents.',
+    }
+  }
+  return { title: 'The lesson has ended.', text: 'You can close this window.' }
 }
 
 function unreachable(err: unknown): string {

@@ -26,7 +26,8 @@ export function beaconOutboxes(
   for (const outbox of outboxes) {
     const merged = outbox.remainder()
     if (!merged) continue
-    if (send(commitBeaconBody(token, outbox.deliveryId, merged))) continue
+    const refused = outbox.refusedUpTo(merged.seq)
+    if (send(commitBeaconBody(token, outbox.deliveryId, merged, refused))) continue
     for (const delta of outbox.pending()) {
       if (!send(commitBeaconBody(token, outbox.deliveryId, delta))) break
     }

@@ -1,7 +1,7 @@
 /**
- * The player's DOM: a top bar (contents button, course title, save status), the contents list
- * (a sidebar on wide screens, a drawer on phones), the stage holding the SCO frame or a message
- * screen, and the previous/continue bar. Text only ever goes in through textContent.
+ * The player's DOM: a top bar (contents button, course title, save status, Exit), the contents
+ * list (a sidebar on wide screens, a drawer on phones), the stage holding the SCO frame or a
+ * message screen, and the previous/continue bar. Text only ever goes in through textContent.
  */
 import type { NavItem } from './navigator.ts'
 
@@ -9,6 +9,24 @@ export interface ViewHandlers {
   previous(): void
   next(): void
   choose(id: string): void
+  exit(): void
+}
+
+/** What the contents show next to an item; never colour alone (a glyph and words too). */
+export type ItemMark = 'completed' | 'passed' | 'failed' | 'visited' | 'none'
+
+export interface ItemState {
+  readonly mark: ItemMark
+  /** Prerequisites not met: shown, but cannot be opened. */
+  readonly locked: boolean
+}
+
+const MARKS: Record<ItemMark, { glyph: string; words: string }> = {
+  completed: { glyph: '✓', words: 'completed' },
+  passed: { glyph: '✓', words: 'passed' },
+  failed: { glyph: '✕', words: 'not passed' },
+  visited: { glyph: '◐', words: 'visited' },
+  none: { glyph: '', words: '' },
 }
 
 export interface ScreenAction {
@@ -33,11 +51,18 @@ export interface ControlsState {
 }
 
 export interface PlayerView {
+  /** Items with `visible: false` are left out; a hidden heading's children move up a level. */
   setCourse(title: string, items: readonly NavItem[], choice: boolean): void
   setCurrent(id: string | undefined): void
+  setItemState(id: string, state: ItemState): void
   setControls(state: ControlsState): void
-  /** Hides the contents and the controls for good (end screen, single-item courses). */
-  setChrome(visible: { toc: boolean; controls: boolean }): void
+  /**
+   * Shows or hides the contents, the previous/continue bar, the top bar (default: shown with the
+   * contents) and its Exit button (default: with the top bar).
+   */
+  setChrome(visible: { toc: boolean; controls: boolean; bar?: boolean; exit?: boolean }): void
+  /** Replaces the SCO frame's document with about:blank, as a browser unloads a page. */
+  unloadFrame(timeoutMs: number): Promise<void>
   /** Replaces any SCO frame with a new one loading `src`. */
   showFrame(src: string, title: string): HTMLIFrameElement
   /** Removes the SCO frame; its document unloads synchronously. */
@@ -48,6 +73,8 @@ export interface PlayerView {
   showNotice(message: Message): void
   clearMessages(): void
   setSaveStatus(text: string, tone?: 'info' | 'warning'): void
+  /** "Course complete" next to the title, announced once (the server's status says so). */
+  setCourseComplete(complete: boolean): void
 }
 
 export function createPlayerView(root: HTMLElement, handlers: ViewHandlers): PlayerView {
@@ -70,7 +97,12 @@ export function createPlayerView(root: HTMLElement, handlers: ViewHandlers): Pla
   const title = el('h1', 'cp-title')
   const save = el('p', 'cp-save')
   save.setAttribute('role', 'status')
-  bar.append(menu, title, save)
+  const courseState = el('p', 'cp-course-state')
+  courseState.setAttribute('role', 'status')
+  const exit = el('button', 'cp-exit', 'Exit')
+  exit.type = 'button'
+  exit.addEventListener('click', () => handlers.exit())
+  bar.append(menu, title, courseState, save, exit)
 
   const body = el('div', 'cp-body')
   const toc = el('nav', 'cp-toc')
@@ -101,14 +133,17 @@ export function createPlayerView(root: HTMLElement, handlers: ViewHandlers): Pla
 
   let frame: HTMLIFrameElement | undefined
   const tocButtons = new Map<string, HTMLElement>()
+  const tocEntries = new Map<string, { li: HTMLElement; mark: HTMLElement; words: HTMLElement }>()
   const narrow = doc.defaultView?.matchMedia?.('(max-width: 799px)')
 
   const setTocOpen = (open: boolean) => {
     root.dataset.toc = open ? 'open' : 'closed'
     menu.setAttribute('aria-expanded', String(open))
   }
-  // The drawer starts closed on phones; the sidebar starts open on wide screens.
+  // The drawer starts closed on phones; the sidebar starts open on wide screens, and a window
+  // narrowed to phone width (or rotated) closes it rather than leave a drawer over the SCO.
   setTocOpen(!narrow?.matches)
+  narrow?.addEventListener?.('change', (e) => setTocOpen(!e.matches && !toc.hidden))
   menu.addEventListener('click', () => setTocOpen(root.dataset.toc !== 'open'))
   backdrop.addEventListener('click', () => setTocOpen(false))
   doc.addEventListener('keydown', (e) => {
@@ -144,28 +179,45 @@ export function createPlayerView(root: HTMLElement, handlers: ViewHandlers): Pla
       doc.title = courseTitle
       tocList.replaceChildren()
       tocButtons.clear()
-      for (const item of items) {
+      tocEntries.clear()
+      for (const { item, level } of shownItems(items)) {
         const li = el('li', 'cp-toc-item')
-        li.style.setProperty('--level', String(Math.max(0, Math.min(item.level, 8))))
+        li.style.setProperty('--level', String(Math.max(0, Math.min(level, 8))))
         if (!item.launchable) {
           li.classList.add('cp-toc-heading-item')
           li.append(el('span', 'cp-toc-label', item.title))
-        } else if (choice) {
-          const b = el('button', 'cp-toc-link', item.title)
-          b.type = 'button'
-          b.addEventListener('click', () => {
+          tocList.append(li)
+          continue
+        }
+        const node = choice ? el('button', 'cp-toc-link') : el('span', 'cp-toc-label')
+        const mark = el('span', 'cp-toc-mark')
+        mark.setAttribute('aria-hidden', 'true')
+        const words = el('span', 'cp-sr')
+        node.append(mark, el('span', 'cp-toc-text', item.title), words)
+        if (node instanceof HTMLButtonElement) {
+          node.type = 'button'
+          node.addEventListener('click', () => {
             if (narrow?.matches) setTocOpen(false)
             handlers.choose(item.id)
           })
-          li.append(b)
-          tocButtons.set(item.id, b)
-        } else {
-          const span = el('span', 'cp-toc-label', item.title)
-          li.append(span)
-          tocButtons.set(item.id, span)
         }
+        li.append(node)
+        tocButtons.set(item.id, node)
+        tocEntries.set(item.id, { li, mark, words })
         tocList.append(li)
       }
+    },
+    setItemState(id, state) {
+      const entry = tocEntries.get(id)
+      const node = tocButtons.get(id)
+      if (!entry || !node) return
+      const m = MARKS[state.mark]
+      entry.li.dataset.mark = state.mark
+      entry.li.dataset.locked = String(state.locked)
+      entry.mark.textContent = state.locked ? '' : m.glyph
+      const said = [state.locked ? 'locked until earlier parts are done' : m.words]
+      entry.words.textContent = said[0] ? `, ${said[0]}` : ''
+      if (node instanceof HTMLButtonElement) node.disabled = state.locked
     },
     setCurrent(id) {
       for (const [itemId, node] of tocButtons) {
@@ -181,12 +233,32 @@ export function createPlayerView(root: HTMLElement, handlers: ViewHandlers): Pla
     setChrome(visible) {
       // Shown again: back to the default for the screen size (sidebar open, drawer closed).
       if (visible.toc && toc.hidden) setTocOpen(!narrow?.matches)
+      const showBar = visible.bar ?? visible.toc
       menu.hidden = !visible.toc
       toc.hidden = !visible.toc
       backdrop.hidden = !visible.toc
       controls.hidden = !visible.controls
-      root.dataset.chrome = visible.toc ? 'full' : 'bare'
+      exit.hidden = !(visible.exit ?? showBar)
+      // Without a bar the SCO fills the viewport; a save warning still brings the bar back.
+      root.dataset.chrome = showBar ? 'full' : 'bare'
       if (!visible.toc) setTocOpen(false)
+    },
+    unloadFrame(timeoutMs) {
+      const current = frame
+      if (!current?.contentWindow) return Promise.resolve()
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer)
+          current.removeEventListener('load', done)
+          resolve()
+        }
+        // A beforeunload prompt the learner answers "stay", or a SCO that hangs in unload.
+        const timer = setTimeout(done, timeoutMs)
+        current.addEventListener('load', done)
+        // A navigation, not a removal: the SCO's document gets beforeunload, pagehide and unload
+        // exactly as when a tab closes, so content that Terminates in onbeforeunload still does.
+        current.contentWindow?.location.replace('about:blank')
+      })
     },
     showFrame(src, frameTitle) {
       frame?.remove()
@@ -217,9 +289,33 @@ export function createPlayerView(root: HTMLElement, handlers: ViewHandlers): Pla
       notice.hidden = true
       if (frame) frame.hidden = false
     },
+    setCourseComplete(complete) {
+      courseState.textContent = complete ? '✓ Course complete' : ''
+    },
     setSaveStatus(text, tone = 'info') {
       save.textContent = text
       save.dataset.tone = tone
+      if (text) root.dataset.save = tone
+      else delete root.dataset.save
     },
   }
+}
+
+/**
+ * The items the contents show, with the level to draw them at: `visible: false` items are left
+ * out, and the children of a hidden heading take its place instead of hanging under nothing.
+ */
+function shownItems(items: readonly NavItem[]): Array<{ item: NavItem; level: number }> {
+  const out: Array<{ item: NavItem; level: number }> = []
+  // Levels of the hidden ancestors of the current item (a stack, as the list is in tree order).
+  const hidden: number[] = []
+  for (const item of items) {
+    while (hidden.length > 0 && (hidden.at(-1) as number) >= item.level) hidden.pop()
+    if (item.visible === false) {
+      hidden.push(item.level)
+      continue
+    }
+    out.push({ item, level: item.level - hidden.length })
+  }
+  return out
 }

@@ -5,7 +5,13 @@
  */
 import type { Delta } from '../../modules/scorm/data-model/index.ts'
 import type { SendOutcome } from './outbox.ts'
-import type { CommitBody, DeliveryResponse, StartResponse } from './protocol.types.ts'
+import type {
+  CommitBody,
+  DeliveryResponse,
+  RefusedCall,
+  SessionSummary,
+  StartResponse,
+} from './protocol.types.ts'
 
 export type FetchFn = (input: string, init?: RequestInit) => Promise<Response>
 
@@ -36,7 +42,12 @@ export interface RuntimeClientOptions {
 export interface RuntimeClient {
   start(launchToken: string): Promise<StartResponse>
   delivery(runtimeToken: string, itemId: string): Promise<DeliveryResponse>
-  commit(runtimeToken: string, deliveryId: string, delta: Delta): Promise<SendOutcome>
+  commit(
+    runtimeToken: string,
+    deliveryId: string,
+    delta: Delta,
+    refused?: readonly RefusedCall[],
+  ): Promise<SendOutcome>
   /** Where beacons go; the body must carry the token (`commitBeaconBody`). */
   readonly commitUrl: string
 }
@@ -77,10 +88,15 @@ export function createRuntimeClient(options: RuntimeClientOptions): RuntimeClien
     start: (launchToken) => json<StartResponse>('/start', { token: launchToken }),
     delivery: (runtimeToken, itemId) =>
       json<DeliveryResponse>('/deliveries', { item_id: itemId }, runtimeToken),
-    async commit(runtimeToken, deliveryId, delta) {
+    async commit(runtimeToken, deliveryId, delta, refused) {
+      const body: CommitBody = {
+        delivery_id: deliveryId,
+        delta,
+        ...(refused?.length && { refused }),
+      }
       let response: Response
       try {
-        response = await call('/commits', { delivery_id: deliveryId, delta }, runtimeToken)
+        response = await call('/commits', body, runtimeToken)
       } catch (err) {
         return { kind: 'retry', reason: errorMessage(err) }
       }
@@ -94,16 +110,19 @@ export async function commitOutcome(response: Response, sentSeq: number): Promis
   const body = await readJson(response)
   if (response.ok) {
     const lastSeq = numberField(body, 'last_seq')
-    return { kind: 'acked', lastSeq: lastSeq ?? sentSeq }
+    const session = sessionSummary(field(body, 'session'))
+    return { kind: 'acked', lastSeq: lastSeq ?? sentSeq, ...(session && { session }) }
   }
   const { code, details } = errorOf(body)
-  if (response.status === 409 && code === 'sequence_gap') {
-    const lastSeq = numberField(details, 'last_seq') ?? numberField(body, 'last_seq')
-    if (lastSeq !== undefined) return { kind: 'gap', lastSeq }
-  }
   // Two commits of one launch raced on the server (two tabs, a beacon and a fetch): try again.
   if (response.status === 409 && code === 'conflict') {
     return { kind: 'retry', reason: 'conflict' }
+  }
+  // `sequence_gap` (commits missing) and `sequence_jump` (a seq too far past the last applied
+  // one) both name what the server holds: resend from there.
+  const lastSeq = numberField(details, 'last_seq') ?? numberField(body, 'last_seq')
+  if (response.status === 409 && lastSeq !== undefined) {
+    if (code === 'sequence_gap' || code === 'sequence_jump') return { kind: 'gap', lastSeq }
   }
   if (isRetryable(response.status)) {
     const retryAfter = Number(response.headers.get('retry-after'))
@@ -117,9 +136,29 @@ export async function commitOutcome(response: Response, sentSeq: number): Promis
 }
 
 /** The body for `navigator.sendBeacon`, which cannot set headers: the token travels inside. */
-export function commitBeaconBody(runtimeToken: string, deliveryId: string, delta: Delta): string {
-  const body: CommitBody = { token: runtimeToken, delivery_id: deliveryId, delta }
+export function commitBeaconBody(
+  runtimeToken: string,
+  deliveryId: string,
+  delta: Delta,
+  refused?: readonly RefusedCall[],
+): string {
+  const body: CommitBody = {
+    token: runtimeToken,
+    delivery_id: deliveryId,
+    delta,
+    ...(refused?.length && { refused }),
+  }
   return JSON.stringify(body)
+}
+
+function sessionSummary(value: unknown): SessionSummary | undefined {
+  const completion = field(value, 'completion_status')
+  const success = field(value, 'success_status')
+  if (typeof completion !== 'string') return undefined
+  return {
+    completion_status: completion,
+    ...(typeof success === 'string' && { success_status: success }),
+  }
 }
 
 /** AbortSignal.timeout is missing before Safari 16; without it the browser's own timeout applies. */

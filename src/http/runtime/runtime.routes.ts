@@ -46,6 +46,7 @@ export async function runtimeRoutes(
       return runtime.start(
         request.params.sessionId,
         typeof body.token === 'string' ? body.token : undefined,
+        request.host,
       )
     },
   )
@@ -57,7 +58,12 @@ export async function runtimeRoutes(
       const body = objectBody(request.body)
       if (typeof body.item_id !== 'string')
         throw new AppError('invalid_request', 'item_id is required')
-      return runtime.createDelivery(request.params.sessionId, bearer(request, body), body.item_id)
+      return runtime.createDelivery(
+        request.params.sessionId,
+        bearer(request, body),
+        body.item_id,
+        request.host,
+      )
     },
   )
 
@@ -66,7 +72,7 @@ export async function runtimeRoutes(
     options,
     async (request) => {
       const body = objectBody(request.body)
-      return runtime.commit(request.params.sessionId, bearer(request, body), body)
+      return runtime.commit(request.params.sessionId, bearer(request, body), body, request.host)
     },
   )
 }

@@ -1,4 +1,46 @@
-import type { PackagesTable, PackageVersionsTable } from '../../infra/db/schema.ts'
+import type {
+  PackageRuntimeWarningsTable,
+  PackagesTable,
+  PackageVersionsTable,
+} from '../../infra/db/schema.ts'
+
+/** How the runtime treats a package's content (`PATCH /packages/{id}`). */
+export interface RuntimeOptionsView {
+  /**
+   * Accept interaction and objective ids the SCORM 2004 standard refuses (any non-empty string,
+   * e.g. Storyline 360's "SL360 LMS SCORM 2004"). Default false: refused with error 406.
+   */
+  lenient_identifiers: boolean
+}
+
+/** Values the package's content wrote that the runtime refused, so their data is missing. */
+export interface RuntimeWarningView {
+  /** e.g. type_mismatch (406), out_of_range (407), set_failure (351), data_full. */
+  code: string
+  /** The element, indices as N: cmi.interactions.N.objectives.N.id */
+  element: string
+  /** The latest refused value (at most 200 characters). */
+  example: string
+  count: number
+  first_seen_at: string
+  last_seen_at: string
+}
+
+export function toRuntimeOptions(json: string | null | undefined): RuntimeOptionsView {
+  const stored = JSON.parse(json || '{}') as { lenient_identifiers?: unknown }
+  return { lenient_identifiers: stored.lenient_identifiers === true }
+}
+
+export function toRuntimeWarningView(row: PackageRuntimeWarningsTable): RuntimeWarningView {
+  return {
+    code: row.code,
+    element: row.element,
+    example: row.example,
+    count: Number(row.count),
+    first_seen_at: row.first_seen_at,
+    last_seen_at: row.last_seen_at,
+  }
+}
 
 /** A package as the API shows it (snake_case, like the spec). */
 export interface PackageView {
@@ -13,6 +55,7 @@ export interface PackageView {
   created_at: string
   updated_at: string
   archived_at: string | null
+  runtime_options: RuntimeOptionsView
 }
 
 export interface VersionView {
@@ -45,6 +88,7 @@ export function toPackageView(row: PackagesTable): PackageView {
     created_at: row.created_at,
     updated_at: row.updated_at,
     archived_at: row.archived_at,
+    runtime_options: toRuntimeOptions(row.runtime_options),
   }
 }
 

@@ -1,6 +1,9 @@
+import { sql } from 'kysely'
 import { newestFirstPage } from '../../infra/db/keyset.ts'
+import { preparedQuery } from '../../infra/db/prepared-query.ts'
 import type {
   Executor,
+  PackageRuntimeWarningsTable,
   PackagesTable,
   PackageVersionsTable,
   UploadIntentsTable,
@@ -142,4 +145,66 @@ export async function consumeUploadIntent(db: Executor, id: string, at: string):
 
 export async function releaseUploadIntent(db: Executor, id: string): Promise<void> {
   await db.updateTable('upload_intents').set({ consumed_at: null }).where('id', '=', id).execute()
+}
+
+/** Counts refusals of a package's content (runtime warnings), one row per code and element. */
+export async function recordRuntimeWarnings(
+  db: Executor,
+  scope: TenantScope,
+  packageId: string,
+  warnings: ReadonlyArray<{ code: string; element: string; example: string; count: number }>,
+  at: string,
+): Promise<void> {
+  for (const w of warnings) {
+    await db
+      .insertInto('package_runtime_warnings')
+      .values({
+        package_id: packageId,
+        tenant_id: scope.tenantId,
+        mode: scope.mode,
+        code: w.code,
+        element: w.element,
+        example: w.example,
+        count: w.count,
+        first_seen_at: at,
+        last_seen_at: at,
+      })
+      .onConflict((oc) =>
+        oc.columns(['package_id', 'code', 'element']).doUpdateSet({
+          count: sql<number>`package_runtime_warnings.count + ${w.count}`,
+          example: w.example,
+          last_seen_at: at,
+        }),
+      )
+      .execute()
+  }
+}
+
+/** A package's runtime warnings, most recently seen first (at most `limit`). */
+export async function listRuntimeWarnings(
+  db: Executor,
+  scope: TenantScope,
+  packageId: string,
+  limit = 50,
+): Promise<PackageRuntimeWarningsTable[]> {
+  return db
+    .selectFrom('package_runtime_warnings')
+    .selectAll()
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('package_id', '=', packageId)
+    .orderBy('last_seen_at', 'desc')
+    .orderBy('code')
+    .orderBy('element')
+    .limit(limit)
+    .execute()
+}
+
+const packageOptions = preparedQuery((db, p: { id: string }) =>
+  db.selectFrom('packages').select('runtime_options').where('id', '=', p.id),
+)
+
+/** A package's runtime options JSON, for the runtime (whose signed token names the session). */
+export async function findRuntimeOptions(db: Executor, packageId: string): Promise<string> {
+  return (await packageOptions.first(db, { id: packageId }))?.runtime_options ?? '{}'
 }

@@ -12,7 +12,11 @@ import { recordAuditEvent } from '../events/audit-event.repository.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import {
   type PackageView,
+  type RuntimeOptionsView,
+  type RuntimeWarningView,
   toPackageView,
+  toRuntimeOptions,
+  toRuntimeWarningView,
   toVersionView,
   type VersionView,
 } from './package.mapper.ts'
@@ -31,6 +35,8 @@ export interface PackageDetail {
   versions: VersionView[]
   manifest: Record<string, unknown> | null
   warnings: string[]
+  /** Values its content wrote that the runtime refused (most recent first, at most 50). */
+  runtime_warnings: RuntimeWarningView[]
 }
 
 export interface PackageServiceDeps {
@@ -77,12 +83,43 @@ export class PackageService {
     const active = versions.find((v) => v.id === row.active_version_id)
     const manifest = active ? (JSON.parse(active.manifest) as Record<string, unknown>) : null
     const warnings = Array.isArray(manifest?.warnings) ? (manifest.warnings as string[]) : []
+    const runtimeWarnings = await repo.listRuntimeWarnings(this.#deps.db, scope, packageId)
     return {
       package: toPackageView(row),
       versions: versions.map((v) => toVersionView(v, row.active_version_id)),
       manifest,
       warnings,
+      runtime_warnings: runtimeWarnings.map(toRuntimeWarningView),
     }
+  }
+
+  /**
+   * Changes a package's runtime options (only the fields given). Running launches see the change
+   * within 30 s (the runtime's cache).
+   */
+  async updateRuntimeOptions(
+    scope: TenantScope,
+    packageId: string,
+    changes: Partial<RuntimeOptionsView>,
+  ): Promise<PackageDetail> {
+    await this.#deps.db.transaction().execute(async (trx) => {
+      const pkg = await repo.findPackage(trx, scope, packageId)
+      if (!pkg) throw new AppError('package_not_found', `No package ${packageId}`)
+      const options = { ...toRuntimeOptions(pkg.runtime_options), ...changes }
+      const now = isoNow(this.#deps.clock)
+      await repo.updatePackage(trx, scope, packageId, {
+        runtime_options: JSON.stringify(options),
+        updated_at: now,
+      })
+      await recordAuditEvent(trx, scope, {
+        type: 'package.runtime_options_changed',
+        entityType: 'package',
+        entityId: packageId,
+        data: { package_id: packageId, runtime_options: options },
+        occurredAt: now,
+      })
+    })
+    return this.get(scope, packageId)
   }
 
   /** Validates, stores and registers a new package whose first version is active at once. */
@@ -106,6 +143,7 @@ export class PackageService {
         created_at: now,
         updated_at: now,
         archived_at: null,
+        runtime_options: '{}',
       })
       await repo.insertVersion(trx, ingested.versionRow(scope, packageId, versionId, 1, now, now))
       await recordAuditEvent(trx, scope, {

@@ -11,6 +11,10 @@ export interface CourseItem {
   /** Launch URL relative to the package root; null for headings. */
   href: string | null
   launchable: boolean
+  /** The manifest's isvisible: false keeps the item out of the table of contents. */
+  visible: boolean
+  /** SCORM 1.2 adlcp:prerequisites (aicc_script), evaluated by the player; null when none. */
+  prerequisites: string | null
   /** The manifest item, for building launch data (SCORM only). */
   manifestItem: ManifestItem | null
 }
@@ -39,6 +43,8 @@ export function courseItems(manifest: StoredManifest): CourseItem[] {
       kind: l.kind,
       href: l.href,
       launchable: true,
+      visible: true,
+      prerequisites: null,
       manifestItem: null,
     }))
   }
@@ -54,6 +60,8 @@ export function courseItems(manifest: StoredManifest): CourseItem[] {
         kind: launchable ? (item.scormType ?? 'sco') : 'heading',
         href: item.launchHref,
         launchable,
+        visible: item.isvisible,
+        prerequisites: item.prerequisites,
         manifestItem: item,
       })
       walk(item.children, level + 1)

@@ -4,17 +4,33 @@ import type {
   ScoStatesTable,
   SessionsTable,
 } from '../../infra/db/tables/sessions.ts'
-import { endSession } from '../scorm/data-model/index.ts'
+import { endSession, entrySize, initialValues, type LaunchData } from '../scorm/data-model/index.ts'
 import type { Loaded } from './runtime.service.ts'
 import * as repo from './session.repository.ts'
 import { mergeScoStatus, statusOfRow, updateSessionProgress } from './session-progress.ts'
+import { reportedResults } from './session-sequencing.ts'
 import { scoStatus } from './session-status.ts'
 import { sessionSeconds, sessionTimeIso } from './session-time.ts'
 
 /**
  * Writing a SCO's runtime record, and ending a delivery (a launch of a SCO): the parts of the
  * runtime that turn data-model values into the session's stored progress.
+ *
+ * Two sets of values meet here. A launch's `values` are its data model's: what the LMS supplied
+ * at launch plus what its commits set — what the SCO reads, and what the next commit is
+ * validated against. The SCO's `record` (`sco_values`) is every element's latest committed value
+ * over all launches of the attempt: a commit writes the elements it changed, and nothing else
+ * replaces or removes them, so a new launch that starts afresh (or commits nothing) never loses
+ * what earlier launches recorded.
  */
+
+/** One open launch's data: its values, the SCO's record, and whose commits they are. */
+export interface LaunchRecord {
+  deliveryId: string
+  values: Readonly<Record<string, string>>
+  record: Readonly<Record<string, string>>
+}
+
 /** How a write of a SCO's row relates to its deliveries. */
 export interface ScoStateWrite {
   /** Set when a delivery ends with this write: its carry, total time and suspension. */
@@ -26,31 +42,121 @@ export interface ScoStateWrite {
   commit?: { expected: repo.DeliveryPosition; seq: number }
 }
 
+/** Elements of `candidates` whose value differs from the record's. */
+export function changedElements(
+  record: Readonly<Record<string, string>>,
+  candidates: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const changed: Record<string, string> = {}
+  for (const [element, value] of Object.entries(candidates)) {
+    if (record[element] !== value) changed[element] = value
+  }
+  return changed
+}
+
+/** Characters `changed` adds to (or removes from) the record: element names plus values. */
+function sizeChange(
+  record: Readonly<Record<string, string>>,
+  changed: Readonly<Record<string, string>>,
+): number {
+  let chars = 0
+  for (const [element, value] of Object.entries(changed)) {
+    const before = record[element]
+    chars += entrySize(element, value) - (before === undefined ? 0 : entrySize(element, before))
+  }
+  return chars
+}
+
+/** Characters of runtime data the attempt's SCOs hold. */
+export function attemptChars(states: readonly ScoStatesTable[]): number {
+  let chars = 0
+  for (const s of states) chars += Number(s.data_chars ?? 0)
+  return chars
+}
+
+/** Characters of a set of values, counted as the data model counts them. */
+export function valuesChars(values: Readonly<Record<string, string>>): number {
+  let chars = 0
+  for (const [element, value] of Object.entries(values)) chars += entrySize(element, value)
+  return chars
+}
+
 /**
- * Writes one SCO's row; returns the session's rows as they now are, or null when a commit's
- * compare-and-set found the delivery elsewhere (ended, replaced, or another commit first).
+ * Elements the LMS sets anew for every launch (how this launch was entered, its mode and
+ * credit). The record keeps the latest launch's: they describe the launch, not the learner's
+ * work, so refreshing them never replaces anything a SCO committed.
+ */
+const PER_LAUNCH_ELEMENTS = new Set([
+  'cmi.entry',
+  'cmi.mode',
+  'cmi.credit',
+  'cmi.core.entry',
+  'cmi.core.lesson_mode',
+  'cmi.core.credit',
+])
+
+/**
+ * What a new launch adds to the SCO's record: the elements it has that the record lacks, and
+ * the per-launch elements whose value changed; with the characters that adds to the record.
+ */
+export function launchRecordUpdate(
+  record: Readonly<Record<string, string>>,
+  initial: Readonly<Record<string, string>>,
+): { missing: Record<string, string>; refreshed: Record<string, string>; chars: number } {
+  const missing: Record<string, string> = {}
+  const refreshed: Record<string, string> = {}
+  for (const [element, value] of Object.entries(initial)) {
+    if (record[element] === undefined) missing[element] = value
+    else if (PER_LAUNCH_ELEMENTS.has(element) && record[element] !== value) {
+      refreshed[element] = value
+    }
+  }
+  return { missing, refreshed, chars: valuesChars(missing) + sizeChange(record, refreshed) }
+}
+
+/** A launch's values rebuilt from its launch data and the record elements its commits wrote. */
+export function launchValues(
+  version: '1.2' | '2004',
+  launchData: LaunchData,
+  rows: readonly repo.ScoValueRow[],
+  deliveryId: string,
+): Record<string, string> {
+  const values = initialValues(version, launchData)
+  for (const row of rows) if (row.delivery_id === deliveryId) values[row.element] = row.value
+  return values
+}
+
+export function recordOf(rows: readonly repo.ScoValueRow[]): Record<string, string> {
+  const record: Record<string, string> = {}
+  for (const row of rows) record[row.element] = row.value
+  return record
+}
+
+/**
+ * Writes one SCO's row and the record elements in `changed`; returns the session's rows and the
+ * SCO's record as they now are, or null when a commit's compare-and-set found the delivery
+ * elsewhere (ended, replaced, or another commit first) — then nothing was written.
  */
 export async function saveScoState(
   trx: Executor,
   loaded: Loaded,
   states: ScoStatesTable[],
   itemId: string,
-  values: Readonly<Record<string, string>>,
+  launch: LaunchRecord & { changed: Readonly<Record<string, string>> },
   at: string,
   write: ScoStateWrite = {},
-): Promise<ScoStatesTable[] | null> {
+): Promise<{ states: ScoStatesTable[]; record: Record<string, string> } | null> {
   const { end, commit } = write
   const previous = states.find((s) => s.item_id === itemId)
   const status = mergeScoStatus(
     previous ? statusOfRow(previous) : null,
-    scoStatus(loaded.version, values, true),
+    scoStatus(loaded.version, launch.values, true),
   )
   const row: ScoStatesTable = {
     session_id: loaded.session.id,
     item_id: itemId,
     tenant_id: loaded.session.tenant_id,
     mode: loaded.session.mode,
-    state: JSON.stringify(values),
     carry: end ? JSON.stringify(end.carry) : (previous?.carry ?? '{}'),
     completion_status: status.completion,
     success_status: status.success,
@@ -64,6 +170,7 @@ export async function saveScoState(
     launched: 1,
     delivery_id: end ? null : (commit?.expected.deliveryId ?? previous?.delivery_id ?? null),
     delivery_seq: commit ? commit.seq : Number(previous?.delivery_seq ?? 0),
+    data_chars: Number(previous?.data_chars ?? 0) + sizeChange(launch.record, launch.changed),
     updated_at: at,
   }
   if (commit) {
@@ -73,7 +180,12 @@ export async function saveScoState(
   } else {
     await repo.upsertScoState(trx, row)
   }
-  return [...states.filter((s) => s.item_id !== itemId), row]
+  const key = { sessionId: loaded.session.id, itemId, deliveryId: launch.deliveryId }
+  if (Object.keys(launch.changed).length > 0) await repo.writeScoValues(trx, key, launch.changed)
+  return {
+    states: [...states.filter((s) => s.item_id !== itemId), row],
+    record: { ...launch.record, ...launch.changed },
+  }
 }
 
 /** The last commit a delivery applied: its SCO row's while it is open, its own once ended. */
@@ -87,59 +199,76 @@ export function lastAppliedSeq(
 }
 
 /**
- * Ends a delivery: total time, suspend/resume, final statuses, and the session's events. With
- * `commit` (a final commit), null when its compare-and-set fails (nothing written).
+ * Ends a delivery: total time, suspend/resume, final statuses, and the session's events. The
+ * record gets what the final commit set (`accepted`) and what ending evaluated (statuses, total
+ * time). With `commit` (a final commit), null when its compare-and-set fails (nothing written).
  */
-export function finishDelivery(
-  trx: Executor,
-  loaded: Loaded,
-  states: ScoStatesTable[],
-  itemId: string,
-  at: string,
-): Promise<SessionsTable>
-export function finishDelivery(
-  trx: Executor,
-  loaded: Loaded,
-  states: ScoStatesTable[],
-  itemId: string,
-  at: string,
-  finalValues: Readonly<Record<string, string>>,
-  commit: NonNullable<ScoStateWrite['commit']>,
-): Promise<SessionsTable | null>
 export async function finishDelivery(
   trx: Executor,
   loaded: Loaded,
   states: ScoStatesTable[],
   itemId: string,
   at: string,
-  finalValues?: Readonly<Record<string, string>>,
+  launch: LaunchRecord & { accepted?: Readonly<Record<string, string>> },
   commit?: ScoStateWrite['commit'],
 ): Promise<SessionsTable | null> {
-  const values =
-    finalValues ??
-    (JSON.parse(states.find((s) => s.item_id === itemId)?.state ?? '{}') as Record<string, string>)
+  const { values } = launch
   const outcome = endSession(
     loaded.version,
     { version: loaded.version, values },
+    { navRequest: values['adl.nav.request'] },
+  )
+  // What ending evaluated (statuses, total time) is recorded for elements this launch holds; an
+  // element it never had (a status a fresh launch never set) keeps the value recorded before.
+  const evaluated = changedElements(values, outcome.values)
+  for (const element of Object.keys(evaluated)) {
+    if (values[element] === undefined && launch.record[element] !== undefined) {
+      delete evaluated[element]
+    }
+  }
+  const changed = changedElements(launch.record, { ...launch.accepted, ...evaluated })
+  const saved = await saveScoState(
+    trx,
+    loaded,
+    states,
+    itemId,
+    { ...launch, values: outcome.values, changed },
+    at,
     {
-      navRequest: values['adl.nav.request'],
+      end: { carry: outcome.carry, totalTime: outcome.totalTime, suspended: outcome.suspended },
+      ...(commit && { commit }),
     },
   )
-  const scos = await saveScoState(trx, loaded, states, itemId, outcome.values, at, {
-    end: { carry: outcome.carry, totalTime: outcome.totalTime, suspended: outcome.suspended },
-    ...(commit && { commit }),
-  })
-  if (!scos) return null
+  if (!saved) return null
   const raw =
     loaded.version === '2004' ? values['cmi.session_time'] : values['cmi.core.session_time']
   return updateSessionProgress(trx, loaded.session, {
+    version: loaded.version,
     itemCount: loaded.trackedCount,
     at,
-    scos,
+    scos: saved.states,
+    sequencing: loaded.sequencing && {
+      seq: loaded.sequencing,
+      itemId,
+      results: reportedResults(
+        changedElements(launch.record, { ...launch.accepted, ...known(evaluated) }),
+        outcome.values,
+        true,
+      ),
+    },
     ended: {
       suspended: outcome.suspended,
       sessionTime: sessionTimeIso(loaded.version, raw),
       seconds: sessionSeconds(loaded.version, raw),
     },
   })
+}
+
+/**
+ * Values ending evaluated that say something: a status the SCO never set reads `unknown`, the
+ * data model's default, which is no report (it would hide a cmi.objectives entry of the primary
+ * objective from the sequencer).
+ */
+function known(evaluated: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(evaluated).filter(([, v]) => v !== 'unknown'))
 }

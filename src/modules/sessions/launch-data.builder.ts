@@ -30,6 +30,12 @@ export function buildLaunchData(input: {
   launchedBefore: boolean
   /** The current value of each shared data bucket (adl.data) that has one, by target id. */
   sharedStores?: ReadonlyMap<string, string>
+  /**
+   * SCORM 2004: `cmi.objectives.n` values by objective id, as the sequencing engine reads them
+   * (the activity's tracking state through its read maps: what another SCO or course wrote to a
+   * global objective). Default: none (the data model's `unknown`s).
+   */
+  objectiveValues?: ReadonlyMap<string, Readonly<Record<string, string>>>
 }): LaunchData {
   const { item, previous, version } = input
   const resume = previous?.suspended === true
@@ -42,7 +48,11 @@ export function buildLaunchData(input: {
   const declared = objectives
     ? [objectives.primary, ...objectives.others]
         .filter((o) => o?.objectiveID)
-        .map((o) => ({ id: decodeId(o?.objectiveID ?? '') }))
+        .map((o) => {
+          const id = decodeId(o?.objectiveID ?? '')
+          const values = input.objectiveValues?.get(id.replace(/\s+/g, ' ').trim())
+          return values && Object.keys(values).length > 0 ? { id, values } : { id }
+        })
     : []
   const threshold = item?.completionThreshold
   return {

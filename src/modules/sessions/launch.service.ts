@@ -5,14 +5,22 @@ import type { Database } from '../../infra/db/schema.ts'
 import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
 import { AppError } from '../../shared/app-error.ts'
 import type { Clock } from '../../shared/clock.ts'
+import {
+  contentOriginsOf,
+  tenantContentOrigin,
+  tokenAudience,
+} from '../../shared/content-origin.ts'
 import { newId } from '../../shared/ids.ts'
 import { signToken } from '../../shared/signed-token.ts'
+import { type CourseLaunchInput, createCmi5Services } from '../cmi5/index.ts'
 import { recordAuditEvent } from '../events/audit-event.repository.ts'
 import * as packages from '../packages/package.repository.ts'
 import { findPlan, findTenant } from '../tenants/tenant.repository.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import { recordActiveLearner } from '../usage/usage.service.ts'
 import * as repo from './session.repository.ts'
+import { recomputedStatus } from './session-progress.ts'
+import { isFinished } from './session-status.ts'
 
 export interface LaunchInput {
   userId: string
@@ -21,6 +29,8 @@ export interface LaunchInput {
   /** The migration form: launch into this existing session. */
   sessionId?: string
   dispatchId?: string | null
+  /** cmi5 / Tin Can only: the AU, actor, registration and launch mode (modules/cmi5). */
+  course?: CourseLaunchInput
 }
 
 export interface LaunchResult {
@@ -30,6 +40,10 @@ export interface LaunchResult {
   learner_id: string
   attempt: number
   expires_at: string
+  /** cmi5 / Tin Can: the xAPI registration the launch URL carries. */
+  registration?: string
+  /** cmi5: the AU session id (`sessionid` extension) of this launch. */
+  cmi5_session_id?: string
 }
 
 export interface LaunchServiceDeps {
@@ -92,12 +106,26 @@ export class LaunchService {
         }
       } else {
         current = await repo.findOpenSession(trx, scope, { packageId, learnerId, dispatchId })
-        const finished =
-          current &&
-          (current.completion_status === 'completed' || current.success_status === 'passed')
-        if (current && finished) {
-          await repo.updateSession(trx, current.id, { open: 0, updated_at: at })
-          current = undefined
+        // The one rule (session-status.ts): a new attempt only once this one has finished.
+        if (current && isFinished(current)) {
+          const status = await recomputedStatus(trx, current)
+          const finished =
+            !status ||
+            isFinished({ completion_status: status.completion, success_status: status.success })
+          if (finished) {
+            await repo.updateSession(trx, current.id, { open: 0, updated_at: at })
+            current = undefined
+          } else if (status) {
+            // Recorded too early by older code: the attempt goes on, with its status corrected.
+            const corrected = {
+              completion_status: status.completion,
+              success_status: status.success,
+              progress_percent: status.progressPercent,
+              completed_at: null,
+            }
+            await repo.updateSession(trx, current.id, corrected)
+            current = { ...current, ...corrected }
+          }
         }
       }
       if (current) {
@@ -160,10 +188,32 @@ export class LaunchService {
       return current
     })
     const expiresAt = new Date(now.getTime() + config.launchTtlSeconds * 1000)
-    const token = signToken(config.secretKey, 'launch', { sid: session.id }, expiresAt)
+    // cmi5 and Tin Can courses launch straight into their content with the LRS (modules/cmi5).
+    const course = await createCmi5Services(db, clock, config).launch(
+      scope,
+      session,
+      input.course ?? {},
+    )
+    if (course) {
+      return {
+        session_id: session.id,
+        launch_url: course.launchUrl,
+        package_id: packageId,
+        learner_id: learnerId,
+        attempt: Number(session.attempt_number),
+        expires_at: expiresAt.toISOString(),
+        ...(course.kind !== 'menu' && { registration: course.registration }),
+        ...(course.kind === 'cmi5' && { cmi5_session_id: course.launchId }),
+      }
+    }
+    // Bound to the tenant's content origin (docs/content-origins.md): refused on any other host.
+    const origins = contentOriginsOf(config)
+    const aud = tokenAudience(origins, scope.tenantId)
+    const token = signToken(config.secretKey, 'launch', { sid: session.id, aud }, expiresAt)
+    const origin = tenantContentOrigin(origins, scope.tenantId)
     return {
       session_id: session.id,
-      launch_url: `${config.contentUrl}/launch/${session.id}?token=${encodeURIComponent(token)}`,
+      launch_url: `${origin}/launch/${session.id}?token=${encodeURIComponent(token)}`,
       package_id: packageId,
       learner_id: learnerId,
       attempt: Number(session.attempt_number),

@@ -20,8 +20,10 @@ export interface LiveDelivery {
   readonly loaded: Loaded
   /** The session's SCO rows as of `lastSeq`. */
   readonly states: ScoStatesTable[]
-  /** The delivery's data-model values as of `lastSeq` (parsed `state` of its SCO row). */
+  /** The delivery's data-model values as of `lastSeq`: its launch values plus its commits. */
   readonly values: Readonly<Record<string, string>>
+  /** The SCO's record (`sco_values`) as of `lastSeq`. */
+  readonly record: Readonly<Record<string, string>>
 }
 
 /** Open deliveries remembered at most (oldest forgotten first); a forgotten one is reread. */
@@ -29,12 +31,14 @@ const DEFAULT_CAPACITY = 5_000
 /** Characters of runtime data remembered at most (suspend data can be 64 000 per SCO). */
 const DEFAULT_MAX_CHARS = 32 * 1024 * 1024
 
-/** Roughly what an entry holds: its rows' JSON, and the parsed values of its own SCO. */
+/** Roughly what an entry holds: its rows' carried values, its values and its SCO's record. */
 function weight(entry: LiveDelivery): number {
   let chars = 0
-  for (const row of entry.states) chars += row.state.length + row.carry.length
-  const own = entry.states.find((row) => row.item_id === entry.itemId)
-  return chars + (own?.state.length ?? 0)
+  for (const row of entry.states) chars += row.carry.length
+  for (const values of [entry.values, entry.record]) {
+    for (const key in values) chars += key.length + (values[key]?.length ?? 0)
+  }
+  return chars
 }
 
 export class LiveDeliveries {

@@ -1,9 +1,26 @@
 import type { Executor } from '../../infra/db/schema.ts'
 import type { ScoStatesTable, SessionsTable } from '../../infra/db/tables/sessions.ts'
 import { recordAuditEvent } from '../events/audit-event.repository.ts'
+import type { StoredManifest } from '../packages/package-ingest.ts'
+import type { ScoResults } from '../scorm/sequencing/index.ts'
+import { courseItems, trackedItems } from './course-items.ts'
 import { sessionEventData } from './session.mapper.ts'
 import * as repo from './session.repository.ts'
-import { type Completion, rollup, type ScoStatus } from './session-status.ts'
+import {
+  readGlobals,
+  rollupInput,
+  type Sequencing,
+  saveTrackingState,
+  sequencingOf,
+  writeGlobals,
+} from './session-sequencing.ts'
+import {
+  type Completion,
+  isFinished,
+  type ScoStatus,
+  type SessionRollup,
+  sessionStatus,
+} from './session-status.ts'
 
 const COMPLETION_ORDER: Record<Completion, number> = {
   'not attempted': 0,
@@ -46,26 +63,46 @@ export function statusOfRow(row: ScoStatesTable): ScoStatus {
 }
 
 /**
- * Recomputes the session from its SCOs and writes the session events its transitions cause,
- * in the caller's transaction: `session.completed` once when it reaches completed or passed,
- * `session.failed` once when a launch ends failed, `session.suspended` each time the learner
- * leaves mid-course with suspend. In-progress commits never write an event otherwise.
+ * Recomputes the session from its SCOs (`sessionStatus`, the one rollup) and writes the session
+ * events its transitions cause, in the caller's transaction: `session.completed` once when it
+ * reaches completed (a passed session is completed too), `session.failed` once when a launch ends
+ * with the session failed, `session.suspended` each time the learner leaves mid-course with
+ * suspend. Each event carries the session as just computed, so its payload always agrees with
+ * its name. In-progress commits never write an event otherwise.
  */
 export async function updateSessionProgress(
   trx: Executor,
   session: SessionsTable,
   input: {
+    version: '1.2' | '2004'
     itemCount: number
     at: string
     /** Set when a launch (delivery) of a SCO just ended. */
     ended?: { suspended: boolean; sessionTime: string | null; seconds: number }
     /** The session's SCO rows when the caller already has them current; read otherwise. */
     scos?: ScoStatesTable[]
+    /** SCORM 2004: the version's activity tree and what the SCO `itemId` just reported. */
+    sequencing?: SequencingInput | null
   },
 ): Promise<SessionsTable> {
   const scos = input.scos ?? (await repo.findScoStates(trx, session.id))
-  const r = rollup(input.itemCount, scos.map(statusOfRow))
-  const reachedCompletion = r.completion === 'completed' || r.success === 'passed'
+  const statuses = scos.map(statusOfRow)
+  let sequencingState = session.sequencing_state ?? null
+  let r: SessionRollup
+  if (input.version === '2004' && input.sequencing) {
+    const rolled = await engineStatus(trx, session, scos, {
+      ...input,
+      sequencing: input.sequencing,
+    })
+    r = rolled.rollup
+    sequencingState = rolled.state ?? sequencingState
+  } else {
+    r = sessionStatus(input.version, input.itemCount, statuses)
+  }
+  const reachedCompletion = isFinished({
+    completion_status: r.completion,
+    success_status: r.success,
+  })
   const next: SessionsTable = {
     ...session,
     completion_status: r.completion,
@@ -76,6 +113,7 @@ export async function updateSessionProgress(
     score_max: r.score.max,
     progress_percent: r.progressPercent,
     updated_at: input.at,
+    sequencing_state: sequencingState,
     completed_at: session.completed_at ?? (reachedCompletion ? input.at : null),
     ...(input.ended && {
       suspended: input.ended.suspended && !reachedCompletion ? 1 : 0,
@@ -104,4 +142,83 @@ export async function updateSessionProgress(
   if (input.ended?.suspended && !reachedCompletion) await event('session.suspended')
   await repo.saveSessionProgress(trx, next)
   return next
+}
+
+/** What a SCORM 2004 progress update gives the engine. */
+export interface SequencingInput {
+  seq: Sequencing
+  itemId: string | null
+  /** What the SCO reported (reportedResults); null: no status, score or progress changed. */
+  results: ScoResults | null
+}
+
+/**
+ * The SCORM 2004 status: the engine's rollup from the attempt's stored tracking state and the
+ * SCO's new results, with the state and changed global objectives written in the caller's
+ * transaction. The fast path: a commit that reports nothing new to an attempt that has a state
+ * keeps the session's status as stored (it cannot have changed), without reading anything.
+ */
+async function engineStatus(
+  trx: Executor,
+  session: SessionsTable,
+  scos: readonly ScoStatesTable[],
+  input: { itemCount: number; at: string; ended?: unknown; sequencing: SequencingInput },
+): Promise<{ rollup: SessionRollup; state?: string }> {
+  const statuses = scos.map(statusOfRow)
+  const { seq, itemId, results } = input.sequencing
+  if (session.sequencing_state && !results && !input.ended) {
+    const launched = statuses.some((s) => s.completion !== 'not attempted')
+    return {
+      rollup: {
+        completion:
+          session.completion_status === 'not attempted' && launched
+            ? 'incomplete'
+            : session.completion_status,
+        success: session.success_status,
+        score: {
+          scaled: session.score_scaled,
+          raw: session.score_raw,
+          min: session.score_min,
+          max: session.score_max,
+        },
+        progressPercent: Number(session.progress_percent ?? 0),
+      },
+    }
+  }
+  const base = rollupInput(session, scos)
+  if (itemId !== null && results) base.results[itemId] = { ...base.results[itemId], ...results }
+  const globals = await readGlobals(trx, session, seq)
+  const r = sessionStatus('2004', input.itemCount, statuses, { ...base, tree: seq.tree, globals })
+  if (!r.engine) return { rollup: r }
+  await writeGlobals(trx, session, seq, globals, r.engine.globals, input.at)
+  return { rollup: r, state: await saveTrackingState(trx, session.id, r.engine.state) }
+}
+
+/**
+ * A SCORM session's status recomputed from its SCOs by the one rule, for the launch that decides
+ * between resuming it and a new attempt: a row written by older code may say "passed" after the
+ * first of several SCOs. Undefined for sessions without SCO records (cmi5, xAPI), whose stored
+ * status stands.
+ */
+export async function recomputedStatus(
+  db: Executor,
+  session: SessionsTable,
+): Promise<SessionRollup | undefined> {
+  if (!session.scorm_version) return undefined
+  const scos = await repo.findScoStates(db, session.id)
+  if (scos.length === 0) return undefined
+  const version = await db
+    .selectFrom('package_versions')
+    .select('manifest')
+    .where('id', '=', session.version_id)
+    .executeTakeFirst()
+  const manifest = version ? (JSON.parse(version.manifest) as StoredManifest) : null
+  const items = manifest ? trackedItems(courseItems(manifest)).length : 0
+  const statuses = scos.map(statusOfRow)
+  const seq = manifest && sequencingOf(session.version_id, session.scorm_version, manifest)
+  if (!seq) return sessionStatus(session.scorm_version, items, statuses)
+  // Global objectives another course changed since may change this attempt's rollup.
+  const globals = await readGlobals(db, session, seq)
+  const engine = { ...rollupInput(session, scos), tree: seq.tree, globals }
+  return sessionStatus(session.scorm_version, items, statuses, engine)
 }

@@ -1,3 +1,11 @@
+import {
+  type ActivityTree,
+  type GlobalObjectiveMap,
+  rollupSession,
+  type ScoResults,
+  type TrackingState,
+} from '../scorm/sequencing/index.ts'
+
 /**
  * How SCORM's vocabularies map onto the spec's narrower ones (issue 3, point 8):
  *
@@ -124,22 +132,116 @@ export interface SessionRollup {
   progressPercent: number
 }
 
+/** A SCO counts as done for the session when it is completed, or passed. */
+function done(s: ScoStatus): boolean {
+  return s.completion === 'completed' || s.success === 'passed'
+}
+
+/** What the SCORM 2004 branch gives the sequencing engine's rollup (session-sequencing.ts). */
+export interface EngineRollupInput {
+  tree: ActivityTree
+  /** The attempt's tracking state (the stored one, or a fresh one). */
+  state: TrackingState
+  /** Results SCOs reported since the state was stored, by item identifier. */
+  results: Record<string, ScoResults>
+  globals: GlobalObjectiveMap
+}
+
+/** The session's status, and for SCORM 2004 the engine's state after its rollup. */
+export interface SessionStatusResult extends SessionRollup {
+  /** The tracking state and global objectives to store (SCORM 2004 with `engine` only). */
+  engine?: { state: TrackingState; globals: GlobalObjectiveMap }
+}
+
 /**
- * The session's status from its SCOs, until a sequencing engine's rollup replaces it: completed
- * when every launchable item is completed; failed if any SCO failed, passed if some passed and
- * none failed; one SCO's score as is, several SCOs' scaled scores averaged.
+ * The one function deciding a session's status from its SCOs (DESIGN §12, "one rollup"). Every
+ * writer of a session's status — commits, ended launches, the launch that decides between
+ * resuming and a new attempt — goes through it, so the stored status, the events and the launch
+ * rule cannot disagree. SCORM 2004 with its activity tree (`engine`): the root activity's
+ * rolled-up values from the sequencing engine; SCORM 1.2 (and 2004 content the engine cannot
+ * sequence): every SCO.
  */
-export function rollup(items: number, scos: ScoStatus[]): SessionRollup {
-  const total = Math.max(items, scos.length, 1)
-  const completed = scos.filter((s) => s.completion === 'completed').length
-  const attempted = scos.some((s) => s.completion !== 'not attempted')
+export function sessionStatus(
+  version: '1.2' | '2004',
+  items: number,
+  scos: readonly ScoStatus[],
+  engine?: EngineRollupInput,
+): SessionStatusResult {
+  if (version === '2004' && engine) return engineRollup(items, scos, engine)
+  return allScosRollup(items, scos)
+}
+
+/**
+ * The root activity's rollup (rollupSession: rollup rules, rollupObjectiveSatisfied,
+ * rollupProgressCompletion, objectiveMeasureWeight). The engine's "unknown" or "not attempted"
+ * reads incomplete once a SCO was launched; the score is the root's measure (a one-SCO course
+ * keeps its raw/min/max); progress is the root's completion amount when the engine rolls one up,
+ * else the share of SCOs done.
+ */
+function engineRollup(
+  items: number,
+  scos: readonly ScoStatus[],
+  engine: EngineRollupInput,
+): SessionStatusResult {
+  const r = rollupSession(engine.tree, engine.state, engine.results, { globals: engine.globals })
+  const launched = scos.some((s) => s.completion !== 'not attempted')
   const completion: Completion =
-    completed >= total ? 'completed' : attempted ? 'incomplete' : 'not attempted'
-  const success: Success = scos.some((s) => s.success === 'failed')
-    ? 'failed'
-    : scos.some((s) => s.success === 'passed')
-      ? 'passed'
-      : 'unknown'
+    r.completion_status === 'completed'
+      ? 'completed'
+      : r.completion_status === 'incomplete' || launched
+        ? 'incomplete'
+        : 'not attempted'
+  const total = Math.max(items, scos.length, 1)
+  const single = total === 1 ? scos[0] : undefined
+  const done = scos.filter((s) => s.completion === 'completed' || s.success === 'passed').length
+  const progressPercent =
+    completion === 'completed'
+      ? 100
+      : r.progress_measure !== undefined
+        ? Math.round(r.progress_measure * 1000) / 10
+        : Math.round((done / total) * 1000) / 10
+  return {
+    completion,
+    success: r.success_status,
+    score: {
+      // Weighted sums leave float noise (0.7000000000000001); scaled scores carry 7 decimals.
+      scaled: r.score_scaled === undefined ? null : Math.round(r.score_scaled * 1e7) / 1e7,
+      raw: single?.raw ?? null,
+      min: single?.min ?? null,
+      max: single?.max ?? null,
+    },
+    progressPercent,
+    engine: { state: r.state, globals: r.globals },
+  }
+}
+
+/** The session has finished: a launch no longer resumes it (a new attempt starts). */
+export function isFinished(row: { completion_status: string; success_status: string }): boolean {
+  return row.completion_status === 'completed' || row.success_status === 'passed'
+}
+
+/**
+ * The SCORM 1.2 rule (and 2004's for content the engine cannot sequence): completed when every
+ * launchable item is completed (or passed); passed when every item is and none failed; failed
+ * when every item is finished (completed, passed or failed) and one failed — never because one
+ * SCO of several said so. One SCO's score as is, several SCOs' scaled scores averaged.
+ */
+export function allScosRollup(items: number, scos: readonly ScoStatus[]): SessionRollup {
+  const total = Math.max(items, scos.length, 1)
+  const completed = scos.filter(done).length
+  const attempted = scos.some((s) => s.completion !== 'not attempted')
+  const allDone = completed >= total
+  const completion: Completion = allDone ? 'completed' : attempted ? 'incomplete' : 'not attempted'
+  const failed = scos.filter((s) => s.success === 'failed').length
+  const finished = scos.filter((s) => done(s) || s.success === 'failed').length
+  const success: Success =
+    failed > 0
+      ? finished >= total
+        ? 'failed'
+        : 'unknown'
+      : allDone && scos.some((s) => s.success === 'passed')
+        ? 'passed'
+        : 'unknown'
   const scored = scos.filter((s) => s.scaled !== null || s.raw !== null)
   let score: SessionRollup['score'] = { scaled: null, raw: null, min: null, max: null }
   if (scored.length === 1 && scored[0]) {

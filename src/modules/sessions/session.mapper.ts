@@ -1,4 +1,9 @@
-import type { ScoStatesTable, SessionsTable } from '../../infra/db/tables/sessions.ts'
+import type {
+  ScoStatesTable,
+  ScoValuesTable,
+  SessionsTable,
+} from '../../infra/db/tables/sessions.ts'
+import { isoFromSeconds, sessionTimeIso } from './session-time.ts'
 
 export interface Score {
   scaled: number | null
@@ -35,7 +40,7 @@ export function toSessionSummary(row: SessionsTable): SessionSummary {
       min: row.score_min,
       max: row.score_max,
     },
-    session_time: row.session_time,
+    session_time: sessionTimeIso('2004', row.session_time),
     time_spent_seconds: Math.round(Number(row.time_spent_seconds)),
     updated_at: row.updated_at,
   }
@@ -47,18 +52,39 @@ export function sessionEventData(row: SessionsTable): Record<string, unknown> {
 }
 
 /**
- * The session as `GET /sessions/{id}` returns it: the nested form and the flat form of the
- * spec side by side, plus the runtime data (flat for one SCO, keyed by item for several).
+ * A session's runtime data as the API shows it: the elements directly for a one-SCO course,
+ * keyed by item id for several.
  */
-export function toSessionDetail(row: SessionsTable, scos: ScoStatesTable[], itemCount: number) {
+export function cmiData(
+  values: readonly Pick<ScoValuesTable, 'item_id' | 'element' | 'value'>[],
+  itemCount: number,
+): Record<string, unknown> {
+  const byItem = new Map<string, Record<string, string>>()
+  for (const v of values) {
+    let record = byItem.get(v.item_id)
+    if (!record) {
+      record = {}
+      byItem.set(v.item_id, record)
+    }
+    record[v.element] = v.value
+  }
+  if (itemCount <= 1) return [...byItem.values()][0] ?? {}
+  return Object.fromEntries(byItem)
+}
+
+/**
+ * The session as `GET /sessions/{id}` returns it: the nested form and the flat form of the
+ * spec side by side, plus the runtime data (flat for one SCO, keyed by item for several). Every
+ * time is an ISO 8601 duration; the SCO's own values stay in `cmi_data`.
+ */
+export function toSessionDetail(
+  row: SessionsTable,
+  scos: ScoStatesTable[],
+  values: readonly Pick<ScoValuesTable, 'item_id' | 'element' | 'value'>[],
+  itemCount: number,
+) {
   const summary = toSessionSummary(row)
-  const cmi = (s: ScoStatesTable) => JSON.parse(s.state) as Record<string, string>
-  const cmiData =
-    itemCount <= 1
-      ? scos[0]
-        ? cmi(scos[0])
-        : {}
-      : Object.fromEntries(scos.map((s) => [s.item_id, cmi(s)]))
+  const version = row.scorm_version === '1.2' ? '1.2' : '2004'
   return {
     session: {
       session_id: row.id,
@@ -85,18 +111,9 @@ export function toSessionDetail(row: SessionsTable, scos: ScoStatesTable[], item
       success_status: s.success_status,
       score: { scaled: s.score_scaled, raw: s.score_raw, min: s.score_min, max: s.score_max },
       progress_measure: s.progress_measure,
-      total_time: s.total_time,
+      total_time: sessionTimeIso(version, s.total_time),
       updated_at: s.updated_at,
     })),
-    cmi_data: cmiData,
+    cmi_data: cmiData(values, itemCount),
   }
-}
-
-/** Seconds as an ISO 8601 duration (`PT1H2M3.5S`). */
-export function isoFromSeconds(total: number): string {
-  const seconds = Math.max(0, Math.round(total * 100) / 100)
-  const h = Math.floor(seconds / 3600)
-  const m = Math.floor((seconds % 3600) / 60)
-  const s = Math.round((seconds % 60) * 100) / 100
-  return `PT${h}H${m}M${s}S`
 }

@@ -1,8 +1,10 @@
+import { PostgresAdapter, sql } from 'kysely'
 import { preparedQuery } from '../../infra/db/prepared-query.ts'
 import type { Executor } from '../../infra/db/schema.ts'
 import type {
   ScoDeliveriesTable,
   ScoStatesTable,
+  ScoValuesTable,
   SessionsTable,
 } from '../../infra/db/tables/sessions.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
@@ -101,7 +103,6 @@ export async function upsertScoState(db: Executor, row: ScoStatesTable): Promise
 /** A SCO row's columns as the runtime writes them (everything but its keys). */
 function scoStateColumns(p: ScoStatesTable) {
   return {
-    state: p.state,
     carry: p.carry,
     completion_status: p.completion_status,
     success_status: p.success_status,
@@ -115,6 +116,7 @@ function scoStateColumns(p: ScoStatesTable) {
     launched: p.launched,
     delivery_id: p.delivery_id,
     delivery_seq: p.delivery_seq,
+    data_chars: p.data_chars,
     updated_at: p.updated_at,
   }
 }
@@ -251,4 +253,88 @@ export async function endDelivery(
     .where('id', '=', id)
     .where('ended_at', 'is', null)
     .execute()
+}
+
+export type ScoValueRow = Pick<ScoValuesTable, 'element' | 'value' | 'delivery_id'>
+
+const scoValuesQuery = preparedQuery((db, p: { sessionId: string; itemId: string }) =>
+  db
+    .selectFrom('sco_values')
+    .select(['element', 'value', 'delivery_id'])
+    .where('session_id', '=', p.sessionId)
+    .where('item_id', '=', p.itemId),
+)
+
+/** One SCO's record, element by element. */
+export async function findScoValues(
+  db: Executor,
+  sessionId: string,
+  itemId: string,
+): Promise<ScoValueRow[]> {
+  return scoValuesQuery.all(db, { sessionId, itemId })
+}
+
+/** The records of every SCO of these sessions (for reading sessions). */
+export async function findSessionValues(
+  db: Executor,
+  sessionIds: readonly string[],
+): Promise<ScoValuesTable[]> {
+  if (sessionIds.length === 0) return []
+  return db
+    .selectFrom('sco_values')
+    .selectAll()
+    .where('session_id', 'in', sessionIds)
+    .orderBy('session_id')
+    .orderBy('item_id')
+    .execute()
+}
+
+interface ValuesWrite {
+  session_id: string
+  item_id: string
+  delivery_id: string | null
+  /** JSON object: element → value. */
+  values: string
+}
+
+/**
+ * Writes elements of a SCO's record in one fixed statement, however many there are: the JSON
+ * object is expanded by the database (`json_each` / `json_each_text`), so the statement is
+ * prepared once and a commit costs what it changed. `replace`: commits overwrite; otherwise
+ * only missing elements are added (the LMS's launch values never replace recorded ones).
+ */
+function valuesUpsert(replace: boolean) {
+  return preparedQuery((db, p: ValuesWrite) => {
+    const postgres = db.getExecutor().adapter instanceof PostgresAdapter
+    const rows = postgres
+      ? sql`select cast(${p.session_id} as text), cast(${p.item_id} as text), key, value,
+          cast(${p.delivery_id} as text) from json_each_text(cast(${p.values} as json))`
+      : sql`select ${p.session_id}, ${p.item_id}, key, value, ${p.delivery_id}
+          from json_each(${p.values}) where true`
+    const conflict = replace
+      ? sql`do update set value = excluded.value, delivery_id = excluded.delivery_id`
+      : sql`do nothing`
+    const query = sql`insert into sco_values (session_id, item_id, element, value, delivery_id)
+      ${rows} on conflict (session_id, item_id, element) ${conflict}`
+    return { compile: () => query.compile(db) }
+  })
+}
+
+const replaceValues = valuesUpsert(true)
+const addMissingValues = valuesUpsert(false)
+
+/** Records a commit's changed elements as written by `deliveryId`. */
+export async function writeScoValues(
+  db: Executor,
+  key: { sessionId: string; itemId: string; deliveryId: string | null },
+  values: Readonly<Record<string, string>>,
+  mode: 'replace' | 'add-missing' = 'replace',
+): Promise<void> {
+  const params = {
+    session_id: key.sessionId,
+    item_id: key.itemId,
+    delivery_id: key.deliveryId,
+    values: JSON.stringify(values),
+  }
+  await (mode === 'replace' ? replaceValues : addMissingValues).run(db, params)
 }

@@ -1,12 +1,15 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../infra/db/schema.ts'
-import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
+import type { ScoValuesTable, SessionsTable } from '../../infra/db/tables/sessions.ts'
 import { AppError } from '../../shared/app-error.ts'
+import { statementSummaries } from '../cmi5/statement-summary.ts'
 import type { StoredManifest } from '../packages/package-ingest.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import { courseItems, trackedItems } from './course-items.ts'
-import { isoFromSeconds, toSessionDetail, toSessionSummary } from './session.mapper.ts'
+import { sequencingView } from './sequencing-view.ts'
+import { cmiData, toSessionDetail, toSessionSummary } from './session.mapper.ts'
 import * as repo from './session.repository.ts'
+import { isoFromSeconds, sessionTimeIso } from './session-time.ts'
 
 export interface SessionFilter {
   package_id?: string
@@ -80,7 +83,7 @@ function csvRow(row: SessionsTable): string {
     score_min: row.score_min,
     score_max: row.score_max,
     progress_percent: row.progress_percent,
-    session_time: row.session_time,
+    session_time: sessionTimeIso('2004', row.session_time),
     total_time: isoFromSeconds(Number(row.time_spent_seconds)),
     time_spent_seconds: Math.round(Number(row.time_spent_seconds)),
     created_at: row.created_at,
@@ -101,15 +104,33 @@ export class SessionService {
     const row = await repo.findSession(this.#db, scope, sessionId)
     if (!row) throw new AppError('session_not_found', `No session ${sessionId}`)
     const scos = await repo.findScoStates(this.#db, row.id)
-    const version = await this.#db
+    const values = await repo.findSessionValues(this.#db, [row.id])
+    const counts = await this.#trackedCounts([row.version_id])
+    const detail = toSessionDetail(row, scos, values, counts.get(row.version_id) ?? 0)
+    // SCORM 2004: the activity tree's status and the global objectives (issue 14.6).
+    const sequencing = await sequencingView(this.#db, row)
+    if (sequencing) return { ...detail, sequencing }
+    // cmi5 and Tin Can sessions: what their statements amount to (modules/cmi5).
+    if (row.scorm_version !== null) return detail
+    const xapi = (await statementSummaries(this.#db, scope, [row.id])).get(row.id)
+    return xapi ? { ...detail, xapi } : detail
+  }
+
+  /** How many tracked items each package version has (decides the shape of `cmi_data`). */
+  async #trackedCounts(versionIds: readonly string[]): Promise<Map<string, number>> {
+    const ids = [...new Set(versionIds)]
+    if (ids.length === 0) return new Map()
+    const rows = await this.#db
       .selectFrom('package_versions')
-      .select('manifest')
-      .where('id', '=', row.version_id)
-      .executeTakeFirst()
-    const items = version
-      ? trackedItems(courseItems(JSON.parse(version.manifest) as StoredManifest))
-      : []
-    return toSessionDetail(row, scos, items.length)
+      .select(['id', 'manifest'])
+      .where('id', 'in', ids)
+      .execute()
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        trackedItems(courseItems(JSON.parse(r.manifest) as StoredManifest)).length,
+      ]),
+    )
   }
 
   async #page(scope: TenantScope, filter: SessionFilter, limit: number, cursor?: Cursor) {
@@ -141,7 +162,14 @@ export class SessionService {
       .execute()
   }
 
-  async list(scope: TenantScope, filter: SessionFilter & { limit?: number; cursor?: string }) {
+  /**
+   * A page of sessions. With `include: ['cmi_data']` each carries its runtime data, shaped as
+   * `GET /sessions/{id}` shapes it (read for the page's sessions in one query).
+   */
+  async list(
+    scope: TenantScope,
+    filter: SessionFilter & { limit?: number; cursor?: string; include?: readonly 'cmi_data'[] },
+  ) {
     const limit = filter.limit ?? 50
     const rows = await this.#page(
       scope,
@@ -151,6 +179,21 @@ export class SessionService {
     )
     const page = rows.slice(0, limit)
     const last = page.at(-1)
+    const withData = filter.include?.includes('cmi_data') === true
+    const values = new Map<string, ScoValuesTable[]>()
+    if (withData) {
+      for (const v of await repo.findSessionValues(
+        this.#db,
+        page.map((r) => r.id),
+      )) {
+        const list = values.get(v.session_id)
+        if (list) list.push(v)
+        else values.set(v.session_id, [v])
+      }
+    }
+    const counts = withData ? await this.#trackedCounts(page.map((r) => r.version_id)) : new Map()
+    const xapiIds = page.filter((r) => r.scorm_version === null).map((r) => r.id)
+    const summaries = await statementSummaries(this.#db, scope, xapiIds)
     return {
       sessions: page.map((r) => ({
         id: r.id,
@@ -159,6 +202,10 @@ export class SessionService {
         dispatch_id: r.dispatch_id,
         attempt: r.attempt_number,
         created_at: r.created_at,
+        ...(withData && {
+          cmi_data: cmiData(values.get(r.id) ?? [], counts.get(r.version_id) ?? 0),
+        }),
+        ...(summaries.has(r.id) && { xapi: summaries.get(r.id) }),
       })),
       next_cursor:
         rows.length > limit && last ? encodeCursor(last, filter.sort ?? 'created_at') : null,

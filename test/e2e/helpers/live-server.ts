@@ -46,16 +46,33 @@ export interface LiveServer {
   readonly t: TestApp
   /** PUBLIC_URL, e.g. http://127.0.0.1:41234 */
   readonly apiUrl: string
-  /** CONTENT_URL, e.g. http://127.0.0.1:41235 */
+  /**
+   * CONTENT_URL, e.g. http://127.0.0.1:41235 (single origin), or http://localhost:41235 with
+   * tenant origins, where each tenant's content is on http://{label}.localhost:41235 — Chromium
+   * resolves `*.localhost` to loopback by itself (Node does not: connect to 127.0.0.1 and send
+   * the Host header).
+   */
   readonly contentUrl: string
   close(): Promise<void>
 }
 
-export async function startLiveServer(database: TestDatabase): Promise<LiveServer> {
+export interface LiveServerOptions {
+  /** CONTENT_ORIGINS: default `single` (one content origin, on 127.0.0.1). */
+  readonly origins?: 'tenant' | 'single'
+}
+
+export async function startLiveServer(
+  database: TestDatabase,
+  options: LiveServerOptions = {},
+): Promise<LiveServer> {
   const [apiPort, contentPort] = await freePorts(2)
+  const origins = options.origins ?? 'single'
   const apiUrl = `http://127.0.0.1:${apiPort}`
-  const contentUrl = `http://127.0.0.1:${contentPort}`
-  const t = await createTestApp(database, { env: { PUBLIC_URL: apiUrl, CONTENT_URL: contentUrl } })
+  const contentHost = origins === 'tenant' ? 'localhost' : '127.0.0.1'
+  const contentUrl = `http://${contentHost}:${contentPort}`
+  const t = await createTestApp(database, {
+    env: { PUBLIC_URL: apiUrl, CONTENT_URL: contentUrl, CONTENT_ORIGINS: origins },
+  })
   try {
     await t.app.listen({ host: '127.0.0.1', port: apiPort })
     await t.content.listen({ host: '127.0.0.1', port: contentPort })
@@ -82,10 +99,12 @@ export function apiClient(server: LiveServer, tenant: TestTenant) {
   }
   return {
     /** Uploads a golf package (multipart, as the dashboard does); returns the package id. */
-    async uploadGolf(file: string): Promise<string> {
-      const { payload, headers } = multipartFile(fixture('scorm', 'golf', file), {
-        filename: file,
-      })
+    uploadGolf(file: string): Promise<string> {
+      return this.uploadZip(fixture('scorm', 'golf', file), file)
+    },
+    /** Uploads a package zip (multipart, as the dashboard does); returns the package id. */
+    async uploadZip(zip: Buffer, file: string): Promise<string> {
+      const { payload, headers } = multipartFile(zip, { filename: file })
       const res = await fetch(`${server.apiUrl}/api/v1/packages/upload`, {
         method: 'POST',
         headers: { ...headers, authorization: `Bearer ${tenant.testKey}` },

@@ -69,6 +69,7 @@ export async function startPlayer(t: TestApp, launchUrl: string) {
         delivery_id: string
         scorm_version: '1.2' | '2004'
         launch_data: LaunchData
+        data_model_options?: Record<string, number | boolean | undefined>
       }
       const sent: Delta[] = []
       const runtime = createRuntime({

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { listAuditEvents } from '../../../src/modules/events/audit-event.repository.ts'
+import { signToken } from '../../../src/shared/signed-token.ts'
 import { bearer, createTestApp, type TestApp, type TestTenant } from '../../helpers/app.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
 import { launch, startPlayer, uploadGolf } from './runtime-helpers.ts'
@@ -186,6 +187,19 @@ describeEachDatabase('launch and runtime', (database) => {
     const a = await launch(t, tenant.testKey, scorm12, 'fay@example.com')
     const b = await launch(t, tenant.testKey, scorm12, 'gus@example.com')
     const tokenA = new URL(a.launch_url).searchParams.get('token') as string
+    const expired = signToken(
+      t.ctx.config.secretKey,
+      'launch',
+      { sid: a.session_id },
+      new Date(Date.now() - 1000),
+    )
+    const late = await t.content.inject({
+      method: 'POST',
+      url: `/runtime/sessions/${a.session_id}/start`,
+      payload: { token: expired },
+    })
+    assert.equal(late.statusCode, 401, late.body)
+    assert.match(late.json().error.message, /expired/)
     const tries = [
       { session: b.session_id, token: tokenA },
       { session: a.session_id, token: `${tokenA.slice(0, -2)}xx` },

@@ -93,4 +93,27 @@ describe('flow/choice navigator', () => {
     assert.equal(nav.canNext(), false)
     assert.equal(nav.canPrevious(), false)
   })
+
+  test('unavailable items (prerequisites not met): Continue and Previous pass over them, choice refuses them', () => {
+    const locked = new Set(['b'])
+    const nav = createFlowNavigator(COURSE, { available: (i) => !locked.has(i.id) })
+    assert.equal(nav.canChoose('b'), false)
+    assert.equal(nav.choose('b'), undefined)
+    assert.equal(nav.next()?.id, 'c')
+    assert.equal(nav.previous()?.id, 'a')
+    // Asked afresh on every move: once b is met it is the next one again.
+    locked.delete('b')
+    assert.equal(nav.next()?.id, 'b')
+    locked.add('c')
+    assert.equal(nav.canNext(), false)
+    assert.equal(nav.requestValid('continue'), 'false')
+  })
+
+  test('a locked start item (resume) falls back to the first available one', () => {
+    const nav = createFlowNavigator(COURSE, { startId: 'b', available: (i) => i.id !== 'b' })
+    assert.equal(nav.current?.id, 'a')
+    const none = createFlowNavigator(COURSE, { available: () => false })
+    assert.equal(none.current?.id, 'a', 'nothing available: the first item, not nothing')
+    assert.equal(none.canNext(), false)
+  })
 })

@@ -22,6 +22,9 @@ import {
 
 type Step = 'network' | 503 | 429 | 'conflict' | 'lose-response' | 'forget' | 401
 
+/** The server's sequence_jump rule (runtime-commits.ts MAX_SEQ_STEP), small here. */
+const MAX_SEQ_STEP = 2
+
 /**
  * Stands in for the server's commit endpoint at the network boundary (fetch): it applies deltas
  * idempotently by seq and answers 409 sequence_gap exactly as docs/runtime-protocol.md says.
@@ -30,6 +33,9 @@ type Step = 'network' | 503 | 429 | 'conflict' | 'lose-response' | 'forget' | 40
 function fakeServer(token = 'rt-token') {
   const deliveries = new Map<string, { lastSeq: number; values: Record<string, string> }>()
   const received: Delta[] = []
+  const bodies: Array<{ delta: Delta; refused?: unknown[] }> = []
+  /** How the server placed each delta it read: apply, duplicate, gap, jump. */
+  const answers: string[] = []
   const plan: Step[] = []
   let inFlight = 0
   let maxInFlight = 0
@@ -54,11 +60,23 @@ function fakeServer(token = 'rt-token') {
       if (step === 401 || auth !== `Bearer ${token}`) {
         return json(401, { error: { code: 'unauthorized', message: 'expired' } })
       }
-      const body = JSON.parse(String(init?.body)) as { delivery_id: string; delta: Delta }
+      const body = JSON.parse(String(init?.body)) as {
+        delivery_id: string
+        delta: Delta
+        refused?: unknown[]
+      }
       const d = deliveries.get(body.delivery_id) ?? { lastSeq: 0, values: {} }
       deliveries.set(body.delivery_id, d)
       received.push(body.delta)
+      bodies.push(body)
       const position = deltaPosition(d.lastSeq, body.delta)
+      if (position === 'apply' && body.delta.seq - d.lastSeq > MAX_SEQ_STEP) {
+        answers.push('jump')
+        return json(409, {
+          error: { code: 'sequence_jump', message: 'jump', details: { last_seq: d.lastSeq } },
+        })
+      }
+      answers.push(position)
       if (position === 'duplicate') return json(200, { applied: false, last_seq: d.lastSeq })
       if (position === 'gap') {
         return json(409, {
@@ -80,6 +98,8 @@ function fakeServer(token = 'rt-token') {
     fetch,
     plan,
     received,
+    bodies,
+    answers,
     delivery: (id: string) => deliveries.get(id) ?? { lastSeq: 0, values: {} },
     maxInFlight: () => maxInFlight,
   }
@@ -201,9 +221,10 @@ describe('commit outbox', () => {
     assert.equal(await delivery.outbox.whenDrained(2000), 'drained')
     const [first, second, repair] = server.received
     assert.deepEqual([first?.seq, second?.seq], [1, 2])
+    // Renumbered to follow what the server holds: the numbers it sees never skip.
     assert.deepEqual(
       { seq: repair?.seq, fromSeq: repair?.fromSeq, final: repair?.final },
-      { seq: 2, fromSeq: 0, final: true },
+      { seq: 1, fromSeq: 0, final: true },
     )
     assert.deepEqual(server.delivery('scd_1').values, {
       'cmi.location': 'p2',
@@ -228,12 +249,100 @@ describe('commit outbox', () => {
     outbox.flush()
     assert.equal(await outbox.whenDrained(2000), 'drained')
     assert.deepEqual(server.received.at(-1), {
-      seq: 4,
+      seq: 1,
       fromSeq: 0,
       values: { 'cmi.location': 'p3', 'cmi.exit': 'suspend' },
       final: true,
     })
-    assert.equal(server.delivery('scd_old').lastSeq, 4)
+    assert.equal(server.delivery('scd_old').lastSeq, 1)
+  })
+
+  test('409 sequence_jump: resent from last_seq as the next number, later commits follow on', async () => {
+    const server = fakeServer()
+    const client = createRuntimeClient({ sessionId: 'ses_1', fetch: server.fetch })
+    // The server holds commit 1; this page's runtime is at commit 9 and has one delta covering
+    // 2..9 (a merged remainder) — 8 past the last applied, more than the server allows.
+    const first: Delta = { seq: 1, fromSeq: 0, values: { 'cmi.location': 'p1' }, final: false }
+    await client.commit('rt-token', 'scd_j', first)
+    const runtimeValues = { 'cmi.location': 'p9', 'cmi.score.raw': '40' }
+    const outbox = new Outbox({
+      sessionId: 'ses_1',
+      deliveryId: 'scd_j',
+      send: (d, refused) => client.commit('rt-token', 'scd_j', d, refused),
+      changesSince: (seq) => ({ seq: 9, fromSeq: seq, values: runtimeValues, final: false }),
+      retry: { baseMs: 2 },
+    })
+    outbox.push({ seq: 9, fromSeq: 1, values: runtimeValues, final: false })
+    assert.equal(await outbox.whenDrained(2000), 'drained')
+    // The runtime's next commit (10) follows the renumbered one.
+    outbox.push({ seq: 10, fromSeq: 9, values: { 'cmi.exit': 'suspend' }, final: true })
+    assert.equal(await outbox.whenDrained(2000), 'drained')
+    assert.deepEqual(server.answers, ['apply', 'jump', 'apply', 'apply'])
+    assert.deepEqual(
+      server.received.map((d) => [d.seq, d.fromSeq, d.final]),
+      [
+        [1, 0, false],
+        [9, 1, false],
+        [2, 1, false],
+        [3, 2, true],
+      ],
+    )
+    assert.deepEqual(server.delivery('scd_j').values, {
+      'cmi.location': 'p9',
+      'cmi.score.raw': '40',
+      'cmi.exit': 'suspend',
+    })
+  })
+
+  test('a delta never starts past what the server holds, whatever the network does', async () => {
+    const server = fakeServer()
+    const { delivery, api } = launch(server)
+    const steps: Step[] = ['network', 'lose-response', 503, 'conflict', 429, 'lose-response']
+    for (let i = 0; i < 24; i++) {
+      if (i % 4 === 0) server.plan.push(steps[(i / 4) % steps.length] as Step)
+      api.SetValue('cmi.location', `p${i}`)
+      api.SetValue('cmi.suspend_data', `s${i}`)
+      api.Commit('')
+    }
+    api.Terminate('')
+    assert.equal(await delivery.outbox.whenDrained(5000), 'drained')
+    assert.deepEqual(
+      server.answers.filter((a) => a === 'gap' || a === 'jump'),
+      [],
+    )
+    assert.deepEqual(server.delivery('scd_1').values, {
+      'cmi.location': 'p23',
+      'cmi.suspend_data': 's23',
+    })
+    assert.equal(server.maxInFlight(), 1)
+  })
+
+  test('refused SetValue calls go with the next commit only, at most 20, values cut to 200', async () => {
+    const server = fakeServer()
+    const { delivery } = launch(server)
+    const api = delivery.api as Api2004
+    assert.equal(api.SetValue('cmi.completion_status', 'finished'), 'false')
+    assert.equal(api.SetValue('cmi.learner_id', 'me'), 'false')
+    assert.equal(api.SetValue('cmi.score.scaled', '7'), 'false')
+    assert.equal(api.SetValue('cmi.location', 'p1'), 'true')
+    api.Commit('')
+    for (let i = 0; i < 30; i++) api.SetValue('cmi.interactions.0.id', `${'x '.repeat(150)}${i}`)
+    api.SetValue('cmi.location', 'p2')
+    api.Commit('')
+    api.SetValue('cmi.location', 'p3')
+    api.Commit('')
+    assert.equal(await delivery.outbox.whenDrained(2000), 'drained')
+    const [first, second, third] = server.bodies
+    assert.deepEqual(first?.refused, [
+      { element: 'cmi.completion_status', value: 'finished', error_code: 406 },
+      { element: 'cmi.learner_id', value: 'me', error_code: 404 },
+      { element: 'cmi.score.scaled', value: '7', error_code: 407 },
+    ])
+    const many = second?.refused as Array<{ value: string; error_code: number }>
+    assert.equal(many.length, 20)
+    assert.equal(many[0]?.value.length, 200)
+    assert.equal(many[0]?.error_code, 406)
+    assert.equal(third && 'refused' in third, false)
   })
 
   test('a refused commit (expired token) blocks sending and stays stored for the next page', async () => {

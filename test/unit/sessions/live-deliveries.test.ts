@@ -4,7 +4,7 @@ import type { ScoStatesTable } from '../../../src/infra/db/tables/sessions.ts'
 import { LiveDeliveries, type LiveDelivery } from '../../../src/modules/sessions/live-deliveries.ts'
 
 function delivery(id: string, lastSeq: number, stateChars = 10): LiveDelivery {
-  const row = { item_id: 'sco', state: 'x'.repeat(stateChars), carry: '{}' } as ScoStatesTable
+  const row = { item_id: 'sco', carry: '{}' } as ScoStatesTable
   return {
     deliveryId: id,
     itemId: 'sco',
@@ -12,7 +12,8 @@ function delivery(id: string, lastSeq: number, stateChars = 10): LiveDelivery {
     launchData: { learnerId: 'l', learnerName: 'L' },
     loaded: {} as LiveDelivery['loaded'],
     states: [row],
-    values: {},
+    values: { v: 'x'.repeat(stateChars - 1) },
+    record: { r: 'x'.repeat(stateChars - 1) },
   }
 }
 
@@ -35,7 +36,7 @@ test('the oldest deliveries are forgotten beyond the entry or character bound', 
     ['a', 'b', 'c'].map((id) => byCount.get(id) !== undefined),
     [false, true, true],
   )
-  // Each entry weighs its rows' JSON plus its own SCO's values: 2 × 100 + 2 characters here.
+  // Each entry weighs its rows' carried JSON, its values and its SCO's record: 2 + 2 × 100 here.
   const byChars = new LiveDeliveries(100, 500)
   for (const id of ['a', 'b', 'c']) byChars.remember(delivery(id, 1, 100))
   assert.deepEqual(

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
+  isFinished,
   mapLessonStatus12,
   mapStatus2004,
-  rollup,
+  allScosRollup as rollup,
   scaledFromRaw,
   scoStatus,
+  sessionStatus,
 } from '../../../src/modules/sessions/session-status.ts'
 
 test('SCORM 1.2 lesson_status maps onto the spec vocabularies', () => {
@@ -65,7 +67,7 @@ test('1.2 scores get a scaled value from their range, or as a percentage', () =>
   assert.equal(status.raw, 40)
 })
 
-test('a session completes when every item completes; a failed SCO fails it', () => {
+test('a session completes when every item completes; a failed SCO fails it once all are done', () => {
   const done = {
     completion: 'completed',
     success: 'unknown',
@@ -95,4 +97,33 @@ test('a session completes when every item completes; a failed SCO fails it', () 
   assert.equal(scored.score.scaled, 0.75)
   const single = rollup(1, [{ ...started, progressMeasure: 0.42 }])
   assert.equal(single.progressPercent, 42)
+})
+
+test('one SCO of several passing neither passes nor completes the session (issue 11.3)', () => {
+  const base = {
+    scaled: null,
+    raw: null,
+    min: null,
+    max: null,
+    progressMeasure: null,
+  } as const
+  const passed = { ...base, completion: 'completed', success: 'passed' } as const
+  const passedOnly = { ...base, completion: 'incomplete', success: 'passed' } as const
+  const started = { ...base, completion: 'incomplete', success: 'unknown' } as const
+  const failed = { ...base, completion: 'completed', success: 'failed' } as const
+  for (const version of ['1.2', '2004'] as const) {
+    const first = sessionStatus(version, 8, [passed])
+    assert.deepEqual([first.completion, first.success], ['incomplete', 'unknown'], version)
+    assert.equal(first.progressPercent, 12.5)
+    const some = sessionStatus(version, 3, [passed, passedOnly, started])
+    assert.deepEqual([some.completion, some.success], ['incomplete', 'unknown'])
+    const all = sessionStatus(version, 3, [passed, passedOnly, passed])
+    assert.deepEqual([all.completion, all.success], ['completed', 'passed'])
+    const oneFailedEarly = sessionStatus(version, 2, [failed, started])
+    assert.equal(oneFailedEarly.success, 'unknown', 'failed only once every SCO is finished')
+    const oneFailed = sessionStatus(version, 2, [failed, passed])
+    assert.deepEqual([oneFailed.completion, oneFailed.success], ['completed', 'failed'])
+  }
+  assert.equal(isFinished({ completion_status: 'incomplete', success_status: 'unknown' }), false)
+  assert.equal(isFinished({ completion_status: 'completed', success_status: 'failed' }), true)
 })

@@ -64,17 +64,21 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         tags: ['sessions'],
         operationId: 'listSessions',
         summary: 'Sessions, filtered and paged; CSV with format=csv or Accept: text/csv',
+        description: "include=cmi_data adds each session's runtime data to the JSON form.",
         querystring: SessionListQuery,
         produces: ['application/json', 'text/csv'],
         response: { 200: SessionList, ...errorResponses(400, 401, 429) },
       },
     },
     async (request, reply) => {
-      const { format, limit, cursor, ...filter } = request.query
+      const { format, limit, cursor, include, ...filter } = request.query
       const wantsCsv =
         format === 'csv' ||
         (format === undefined && /\btext\/csv\b/.test(request.headers.accept ?? ''))
-      if (!wantsCsv) return sessions.list(scopeOf(request), { ...filter, limit, cursor })
+      if (!wantsCsv) {
+        const with_ = include ? [include] : []
+        return sessions.list(scopeOf(request), { ...filter, limit, cursor, include: with_ })
+      }
       // The CSV stream bypasses the JSON response schema (which describes the JSON form).
       reply
         .type('text/csv; charset=utf-8')

@@ -1,5 +1,11 @@
 import { Type } from 'typebox'
-import { NextCursor, NullableTimestamp, Timestamp } from '../../schemas/common.ts'
+import {
+  IdField,
+  NextCursor,
+  NullableTimestamp,
+  TenantIdField,
+  Timestamp,
+} from '../../schemas/common.ts'
 
 const Completion = Type.Union([
   Type.Literal('completed'),
@@ -21,9 +27,8 @@ export const LaunchBody = Type.Object({
     description: 'Learner email or identifier',
   }),
   learner_name: Type.Optional(Type.String({ maxLength: 255, description: 'Shown to the course' })),
-  session_id: Type.Optional(
-    Type.String({ description: 'Migration form: launch into this existing session' }),
-  ),
+  session_id: Type.Optional(IdField('Migration form: launch into this existing session')),
+  tenant_id: Type.Optional(TenantIdField),
 })
 
 export const LaunchResponse = Type.Object({
@@ -34,6 +39,57 @@ export const LaunchResponse = Type.Object({
   attempt: Type.Integer(),
   expires_at: Timestamp,
 })
+
+/** cmi5 and Tin Can sessions: a summary of the statements of their registration. */
+const XapiSummary = Type.Object(
+  {
+    registration: Type.String({ description: 'The xAPI registration of the session' }),
+    statement_count: Type.Integer(),
+    first_statement_at: NullableTimestamp,
+    last_statement_at: NullableTimestamp,
+    last_verb: Type.Union([Type.String(), Type.Null()], { description: 'Verb id of the newest' }),
+  },
+  { description: 'cmi5 and Tin Can sessions only: their statements in the built-in LRS' },
+)
+
+const Known = <T extends string[]>(...values: T) =>
+  Type.Union([...values, 'unknown'].map((v) => Type.Literal(v)))
+
+/** SCORM 2004 sessions: the sequencing engine's view of the attempt (issue 14.6). */
+const SequencingView = Type.Object(
+  {
+    objectives_global_to_system: Type.Boolean({
+      description: "Global objectives are the learner's across courses (else this attempt's)",
+    }),
+    activities: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        title: Type.String(),
+        parent: Type.Union([Type.String(), Type.Null()], { description: 'null for the root' }),
+        attempts: Type.Integer({ description: 'Activity attempt count' }),
+        completion_status: Known('completed', 'incomplete'),
+        success_status: Known('passed', 'failed'),
+        measure: Type.Union([Type.Number(), Type.Null()], {
+          description: "The primary objective's normalized measure (-1..1)",
+        }),
+        progress_measure: Type.Union([Type.Number(), Type.Null()]),
+        suspended: Type.Boolean(),
+      }),
+      { description: 'Preorder, the root (organization) first' },
+    ),
+    global_objectives: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        success_status: Known('passed', 'failed'),
+        measure: Num,
+        completion_status: Known('completed', 'incomplete'),
+        progress_measure: Num,
+        score: Type.Object({ raw: Num, min: Num, max: Num }),
+      }),
+    ),
+  },
+  { description: 'SCORM 2004 sessions only: activity statuses and global objectives' },
+)
 
 export const SessionDetail = Type.Object(
   {
@@ -79,6 +135,8 @@ export const SessionDetail = Type.Object(
     cmi_data: Type.Record(Type.String(), Type.Unknown(), {
       description: 'Runtime data: element → value (one SCO), or item id → elements (several)',
     }),
+    xapi: Type.Optional(XapiSummary),
+    sequencing: Type.Optional(SequencingView),
   },
   { $id: 'SessionDetail', title: 'Session' },
 )
@@ -95,10 +153,18 @@ export const SessionListItem = Type.Object({
   success_status: Success,
   score: Score,
   progress_percent: Type.Number(),
-  session_time: Type.Union([Type.String(), Type.Null()]),
+  session_time: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601 duration' }),
   time_spent_seconds: Type.Integer(),
   created_at: Timestamp,
   updated_at: Timestamp,
+  cmi_data: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        'With include=cmi_data: runtime data as GET /sessions/{id} gives it (element → value ' +
+        'for one SCO, item id → elements for several)',
+    }),
+  ),
+  xapi: Type.Optional(XapiSummary),
 })
 
 export const SessionListQuery = Type.Object({
@@ -114,6 +180,11 @@ export const SessionListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
   cursor: Type.Optional(Type.String()),
   format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])),
+  include: Type.Optional(
+    Type.Literal('cmi_data', {
+      description: 'cmi_data: each session carries its runtime data (JSON only; CSV unchanged)',
+    }),
+  ),
 })
 
 export const SessionList = Type.Object({

@@ -37,6 +37,13 @@ export interface DataModel {
   count(collectionPath: string): number
   /** A copy of all stored values (canonical element name → value). */
   values(): Record<string, string>
+  /** Characters held: element names plus values (what `maxTotalChars` limits). */
+  size(): number
+}
+
+/** What one stored element costs against `maxTotalChars`. */
+export function entrySize(element: string, value: string): number {
+  return element.length + value.length
 }
 
 const TREES: Record<ScormVersion, TreeNode> = {
@@ -72,11 +79,14 @@ export function createDataModel(env: ModelEnv, initial: Record<string, string> =
   const version = env.version
   const store = new Map<string, string>()
   const counts = new Map<string, number>()
+  let size = 0
 
   for (const [key, value] of Object.entries(initial)) {
     if (typeof value !== 'string') continue
     const r = resolve(version, key)
     if (r.kind !== 'leaf') continue
+    const before = store.get(r.path)
+    size += entrySize(r.path, value) - (before === undefined ? 0 : entrySize(r.path, before))
     store.set(r.path, value)
     r.collections.forEach((c, level) => {
       counts.set(c, Math.max(counts.get(c) ?? 0, (r.indices[level] ?? 0) + 1))
@@ -169,6 +179,15 @@ export function createDataModel(env: ModelEnv, initial: Record<string, string> =
     if (spec.writeOnce && previous !== undefined && previous !== value) {
       return failed('set-failure', `${r.path} is already set to another value and cannot change`)
     }
+    const grown =
+      size + entrySize(r.path, value) - (previous === undefined ? 0 : entrySize(r.path, previous))
+    if (grown > size && grown > env.options.maxTotalChars) {
+      return failed(
+        'data-full',
+        `the runtime data of this attempt is full (${env.options.maxTotalChars} characters)`,
+      )
+    }
+    size = grown
     store.set(r.path, value)
     if (creating) {
       const level = r.indices.length - 1
@@ -233,6 +252,7 @@ export function createDataModel(env: ModelEnv, initial: Record<string, string> =
     peek: (path) => store.get(path),
     count,
     values: () => Object.fromEntries(store),
+    size: () => size,
   }
 }
 

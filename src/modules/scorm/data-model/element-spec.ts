@@ -25,6 +25,8 @@ export interface ResolvedOptions {
   readonly suspendDataLimit2004: number
   readonly maxValueLength: number
   readonly maxCollectionItems: number
+  readonly maxTotalChars: number
+  readonly lenientIdentifiers: boolean
 }
 
 /** Launch facts that are not data-model values but shape the rules (adl.data permissions). */

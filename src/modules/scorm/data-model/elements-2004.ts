@@ -3,7 +3,14 @@
  * (`adl.nav.*`) and shared data (`adl.data.*`) models. `_children` strings follow the order ADL's
  * sample RTE answers, which the conformance suite compares exactly.
  */
-import { collection, type ElementContext, type ElementTable, group, leaf } from './element-spec.ts'
+import {
+  collection,
+  type ElementContext,
+  type ElementTable,
+  group,
+  leaf,
+  type ValueCheck,
+} from './element-spec.ts'
 import { type Failure, fail } from './errors.ts'
 import {
   checkLearnerResponse2004,
@@ -19,6 +26,7 @@ import {
   language,
   localizedString,
   real,
+  splitLangPrefix,
   timeInterval,
   timestamp,
   vocabulary,
@@ -30,6 +38,45 @@ const RESULT_WORDS = vocabulary(['correct', 'incorrect', 'unanticipated', 'neutr
 const anyReal = real()
 const scaled = real(-1, 1)
 const unitInterval = real(0, 1)
+
+/**
+ * The standard's smallest permitted maximums (SPMs, RTE 4th Edition §4.2), enforced as limits so
+ * one attempt's data stays bounded: array sizes and element lengths.
+ */
+const SPM = {
+  interactions: 250,
+  interactionObjectives: 10,
+  objectives: 100,
+  commentsFromLearner: 250,
+  identifier: 4000,
+  location: 1000,
+  description: 250,
+  comment: 4000,
+  commentLocation: 250,
+} as const
+
+const tooLong = (length: number, max: number) =>
+  fail('too-long', `value has ${length} characters; the limit is ${max}`)
+
+/**
+ * long_identifier_type (SPM 4000 characters). With the `lenientIdentifiers` option any
+ * non-empty string is accepted, as content such as Storyline 360 writes "SL360 LMS SCORM 2004".
+ */
+const longIdentifier: ValueCheck = (value, ctx) => {
+  if (value.length > SPM.identifier) return tooLong(value.length, SPM.identifier)
+  if (!ctx.env.options.lenientIdentifiers) return identifier(value)
+  return value === '' ? fail('type-mismatch', 'an identifier must not be empty') : undefined
+}
+
+/** localized_string_type whose text (after any {lang=…}) holds at most `max` characters. */
+const localized =
+  (max: number): ValueCheck =>
+  (value) => {
+    const invalid = localizedString(value)
+    if (invalid) return invalid
+    const text = splitLangPrefix(value)?.text ?? value
+    return text.length > max ? tooLong(text.length, max) : undefined
+  }
 
 const NAV_REQUEST =
   /^(?:continue|previous|exit|exitAll|abandon|abandonAll|suspendAll|_none_|\{target=[^}]+\}(?:choice|jump))$/
@@ -86,9 +133,14 @@ export const ELEMENTS_2004: ElementTable = {
   cmi: group(),
   'cmi._version': leaf('ro', { initial: '1.0' }),
 
-  'cmi.comments_from_learner': collection('location,comment,timestamp', { anyLeafCreates: true }),
-  'cmi.comments_from_learner.n.comment': leaf('rw', { check: localizedString }),
-  'cmi.comments_from_learner.n.location': leaf('rw', { check: characterString() }),
+  'cmi.comments_from_learner': collection('location,comment,timestamp', {
+    anyLeafCreates: true,
+    maxItems: () => SPM.commentsFromLearner,
+  }),
+  'cmi.comments_from_learner.n.comment': leaf('rw', { check: localized(SPM.comment) }),
+  'cmi.comments_from_learner.n.location': leaf('rw', {
+    check: characterString(SPM.commentLocation),
+  }),
   'cmi.comments_from_learner.n.timestamp': leaf('rw', { check: timestamp }),
 
   'cmi.comments_from_lms': collection('comment,timestamp,location', { fixed: true }),
@@ -112,14 +164,17 @@ export const ELEMENTS_2004: ElementTable = {
 
   'cmi.interactions': collection(
     'description,id,type,objectives,timestamp,result,learner_response,weighting,latency,correct_responses',
+    { maxItems: () => SPM.interactions },
   ),
-  'cmi.interactions.n.id': leaf('rw', { check: identifier, creates: true }),
+  'cmi.interactions.n.id': leaf('rw', { check: longIdentifier, creates: true }),
   'cmi.interactions.n.type': leaf('rw', {
     check: (v, ctx) => vocabulary(INTERACTION_TYPES_2004)(v) ?? typeFitsExistingResponses(v, ctx),
   }),
-  'cmi.interactions.n.objectives': collection('id'),
+  'cmi.interactions.n.objectives': collection('id', {
+    maxItems: () => SPM.interactionObjectives,
+  }),
   'cmi.interactions.n.objectives.n.id': leaf('rw', {
-    check: identifier,
+    check: longIdentifier,
     creates: true,
     unique: true,
   }),
@@ -141,7 +196,7 @@ export const ELEMENTS_2004: ElementTable = {
     check: (v) => (RESULT_WORDS(v) ? anyReal(v) : undefined),
   }),
   'cmi.interactions.n.latency': leaf('rw', { check: timeInterval }),
-  'cmi.interactions.n.description': leaf('rw', { check: localizedString }),
+  'cmi.interactions.n.description': leaf('rw', { check: localized(SPM.description) }),
 
   'cmi.launch_data': leaf('ro'),
   'cmi.learner_id': leaf('ro'),
@@ -154,15 +209,16 @@ export const ELEMENTS_2004: ElementTable = {
     check: vocabulary(['-1', '0', '1']),
     initial: '0',
   }),
-  'cmi.location': leaf('rw', { check: characterString() }),
+  'cmi.location': leaf('rw', { check: characterString(SPM.location) }),
   'cmi.max_time_allowed': leaf('ro'),
   'cmi.mode': leaf('ro', { initial: 'normal' }),
 
   'cmi.objectives': collection(
     'success_status,progress_measure,description,id,completion_status,score',
+    { maxItems: () => SPM.objectives },
   ),
   'cmi.objectives.n.id': leaf('rw', {
-    check: identifier,
+    check: longIdentifier,
     creates: true,
     unique: true,
     writeOnce: true,
@@ -178,7 +234,7 @@ export const ELEMENTS_2004: ElementTable = {
     initial: 'unknown',
   }),
   'cmi.objectives.n.progress_measure': leaf('rw', { check: unitInterval }),
-  'cmi.objectives.n.description': leaf('rw', { check: localizedString }),
+  'cmi.objectives.n.description': leaf('rw', { check: localized(SPM.description) }),
 
   'cmi.progress_measure': leaf('rw', { check: unitInterval }),
   'cmi.scaled_passing_score': leaf('ro'),

@@ -63,6 +63,8 @@ export type FailureKind =
   | 'no-count'
   | 'keyword'
   | 'too-long'
+  /** The model holds as much data as it may (`maxTotalChars`). */
+  | 'data-full'
 
 export interface Failure {
   readonly kind: FailureKind
@@ -88,6 +90,7 @@ const CODES_2004: Readonly<Record<FailureKind, number>> = {
   'no-count': 301,
   keyword: 404,
   'too-long': 351,
+  'data-full': 351,
 }
 
 // SCORM 1.2 has no "not initialized", range or dependency codes: an unset value reads as ""
@@ -106,6 +109,7 @@ const CODES_12: Readonly<Record<FailureKind, number>> = {
   'no-count': 203,
   keyword: 402,
   'too-long': 405,
+  'data-full': 101,
 }
 
 export function codeFor(version: ScormVersion, kind: FailureKind): number {

@@ -8,6 +8,8 @@
  *   server:  const r = validateDelta('2004', body, { initial, state })  // store r.state
  *            on the final delta: endSession('2004', r.state) → next launch's entry/total/carry
  */
+
+export { entrySize } from './data-model.ts'
 export type { Delta } from './delta-log.ts'
 export {
   isoDurationSeconds,
@@ -17,9 +19,11 @@ export {
   sumTimespans,
 } from './durations.ts'
 export type { NavigationProvider, RequestValidity, ScormVersion } from './element-spec.ts'
-export { errorString } from './errors.ts'
+export { errorString, type FailureKind } from './errors.ts'
 export {
+  carried,
   type DataModelOptions,
+  DEFAULT_MAX_TOTAL_CHARS,
   initialValues,
   type LaunchData,
   resolveOptions,

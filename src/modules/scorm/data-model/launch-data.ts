@@ -61,7 +61,23 @@ export interface DataModelOptions {
   readonly maxValueLength?: number
   /** Most items per array (interactions, objectives, comments…). Default 1000. */
   readonly maxCollectionItems?: number
+  /**
+   * Most characters (element names plus values) the model holds; a SetValue that would grow it
+   * beyond is refused (2004: 351, 1.2: 101). Default 1 000 000. The server sets it from the
+   * attempt's limit (`RUNTIME_DATA_LIMIT_CHARS`) minus what the attempt's other SCOs hold.
+   */
+  readonly maxTotalChars?: number
+  /**
+   * Accept any non-empty string up to 4000 characters where SCORM 2004 wants a
+   * long_identifier_type (interaction and objective ids), as content such as Storyline 360 writes
+   * ids like "SL360 LMS SCORM 2004". Default false: such ids are refused with 406, as the
+   * standard and ADL's conformance tests require. A package's `runtime_options` sets it.
+   */
+  readonly lenientIdentifiers?: boolean
 }
+
+/** Default for `DataModelOptions.maxTotalChars`: one attempt's runtime data, 1 000 000 characters. */
+export const DEFAULT_MAX_TOTAL_CHARS = 1_000_000
 
 export function resolveOptions(options: DataModelOptions = {}): ResolvedOptions {
   return {
@@ -69,6 +85,8 @@ export function resolveOptions(options: DataModelOptions = {}): ResolvedOptions 
     suspendDataLimit2004: options.suspendDataLimit2004 ?? 64000,
     maxValueLength: options.maxValueLength ?? 262144,
     maxCollectionItems: options.maxCollectionItems ?? 1000,
+    maxTotalChars: options.maxTotalChars ?? DEFAULT_MAX_TOTAL_CHARS,
+    lenientIdentifiers: options.lenientIdentifiers === true,
   }
 }
 

@@ -16,6 +16,8 @@ export interface DeltaError {
   /** The code SetValue would have returned for this version. */
   readonly code: number
   readonly message: string
+  /** Why, independent of the version's numbering ('data-full' when the attempt's data is full). */
+  readonly kind?: FailureKind
 }
 
 export interface DeltaValidation {
@@ -84,7 +86,12 @@ export function validateDelta(
     const r = resolve(version, element)
     if (r.kind === 'keyword' || (r.kind === 'leaf' && r.spec.access === 'ro')) ignored.push(element)
     else if (r.kind === 'error') {
-      errors.push({ element, code: code(r.failure.kind), message: r.failure.diagnostic })
+      errors.push({
+        element,
+        code: code(r.failure.kind),
+        message: r.failure.diagnostic,
+        kind: r.failure.kind,
+      })
     } else if (typeof value !== 'string') {
       errors.push({ element, code: code('type-mismatch'), message: 'values must be strings' })
     } else queue.push([element, value])
@@ -110,7 +117,7 @@ export function validateDelta(
   }
   for (const [element] of pending) {
     const f = failures.get(element)
-    if (f) errors.push({ element, code: code(f.kind), message: f.diagnostic })
+    if (f) errors.push({ element, code: code(f.kind), message: f.diagnostic, kind: f.kind })
   }
 
   return {
