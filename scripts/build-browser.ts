@@ -4,6 +4,7 @@
  */
 import { relative } from 'node:path'
 import { buildBrowserBundle, PROJECT_ROOT } from '../src/browser/build.ts'
+import { writeDashboardBundle } from '../src/http/customer/dashboard-bundle.ts'
 import { writeDispatchScripts } from '../src/modules/dispatches/dispatch-scripts.bundler.ts'
 
 const started = performance.now()
@@ -17,3 +18,6 @@ const dispatch = await writeDispatchScripts(`${PROJECT_ROOT}/dist/dispatch-wrapp
 process.stdout.write(
   `dispatch scripts → ${dispatch.map((f) => relative(PROJECT_ROOT, f)).join(', ')}\n`,
 )
+// The dashboard (the server also bundles it in memory on first use).
+const dashboard = await writeDashboardBundle(`${PROJECT_ROOT}/dist/dashboard`)
+process.stdout.write(`dashboard → ${dashboard.map((f) => relative(PROJECT_ROOT, f)).join(', ')}\n`)

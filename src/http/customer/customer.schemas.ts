@@ -1,0 +1,97 @@
+import { Type } from 'typebox'
+import { Timestamp } from '../schemas/common.ts'
+
+/** The cookie security scheme's name in the OpenAPI document (plugins/openapi.ts). */
+export const DashboardSecurity: Array<Record<string, string[]>> = [{ dashboardSession: [] }]
+
+export const ModeQuery = Type.Optional(
+  Type.Union([Type.Literal('test'), Type.Literal('live')], {
+    description: "The dashboard's test/live switch: which mode's data to read (default test)",
+  }),
+)
+
+const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('viewer')])
+
+export const Me = Type.Object(
+  {
+    user: Type.Object({
+      id: Type.String(),
+      email: Type.String(),
+      role: Role,
+      tenant_id: Type.String(),
+    }),
+    csrf_token: Type.String({
+      description: 'Send it as X-CSRF-Token on every POST, PUT, PATCH and DELETE',
+    }),
+  },
+  { $id: 'DashboardMe', title: 'DashboardMe' },
+)
+
+export const LoginBody = Type.Object(
+  {
+    email: Type.String({ minLength: 1, maxLength: 254 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  { additionalProperties: false },
+)
+
+export const PasswordBody = Type.Object(
+  {
+    current_password: Type.String({ minLength: 1, maxLength: 1024 }),
+    new_password: Type.String({ minLength: 10, maxLength: 256 }),
+  },
+  { additionalProperties: false },
+)
+
+export const InviteBody = Type.Object(
+  {
+    email: Type.String({ minLength: 3, maxLength: 254 }),
+    role: Role,
+  },
+  { additionalProperties: false },
+)
+
+export const InviteResponse = Type.Object({
+  email: Type.String(),
+  role: Role,
+  invite_url: Type.String({ description: 'One-time link; shown once, no e-mail is sent' }),
+  expires_at: Timestamp,
+})
+
+export const AcceptBody = Type.Object(
+  { password: Type.String({ minLength: 10, maxLength: 256 }) },
+  { additionalProperties: false },
+)
+
+const Rate = Type.Number({ minimum: 0, maximum: 1 })
+
+export const ReportQuery = Type.Object({
+  mode: ModeQuery,
+  package_id: Type.Optional(Type.String({ maxLength: 255 })),
+  from: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Sessions started at or after' }),
+  ),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Sessions started before' })),
+  format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])),
+})
+
+export const ReportResponse = Type.Object({
+  mode: Type.Union([Type.Literal('test'), Type.Literal('live')]),
+  packages: Type.Array(
+    Type.Object({
+      package_id: Type.String(),
+      package_title: Type.Union([Type.String(), Type.Null()]),
+      learners: Type.Integer({ description: 'Distinct learners with a session in the range' }),
+      attempts: Type.Integer({ description: 'Sessions started in the range' }),
+      completion_rate: Rate,
+      pass_rate: Type.Union([Rate, Type.Null()], {
+        description: 'Passed ÷ attempts with a pass/fail verdict; null when none has one',
+      }),
+      average_score: Type.Union([Type.Number(), Type.Null()], {
+        description: 'Mean scaled score (−1…1) of attempts that have one',
+      }),
+      average_time_seconds: Type.Number(),
+      median_time_seconds: Type.Number(),
+    }),
+  ),
+})

@@ -1,0 +1,111 @@
+import type { Insertable } from 'kysely'
+import type { Executor } from '../../infra/db/schema.ts'
+import type {
+  DashboardInvitesTable,
+  DashboardSessionsTable,
+  DashboardUsersTable,
+} from '../../infra/db/tables/accounts.ts'
+
+/*
+ * Dashboard accounts are found by secrets (a session id's hash, a link token's hash) or by
+ * e-mail at sign-in, before any tenant is known; each row carries its tenant, and every listing
+ * by tenant takes it.
+ */
+
+export function findUserByEmail(db: Executor, email: string) {
+  return db.selectFrom('dashboard_users').selectAll().where('email', '=', email).executeTakeFirst()
+}
+
+export function findUser(db: Executor, tenantId: string, id: string) {
+  return db
+    .selectFrom('dashboard_users')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+export function countUsers(db: Executor, tenantId: string) {
+  return db
+    .selectFrom('dashboard_users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirstOrThrow()
+}
+
+export async function insertUser(db: Executor, row: Insertable<DashboardUsersTable>) {
+  await db.insertInto('dashboard_users').values(row).execute()
+}
+
+export async function updatePassword(
+  db: Executor,
+  tenantId: string,
+  userId: string,
+  passwordHash: string,
+  now: string,
+) {
+  await db
+    .updateTable('dashboard_users')
+    .set({ password_hash: passwordHash, updated_at: now })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', userId)
+    .execute()
+}
+
+export async function insertSession(db: Executor, row: DashboardSessionsTable) {
+  await db.insertInto('dashboard_sessions').values(row).execute()
+}
+
+/** The session with its user, in one read (every /api/customer request makes it). */
+export function findSession(db: Executor, idHash: string) {
+  return db
+    .selectFrom('dashboard_sessions as s')
+    .innerJoin('dashboard_users as u', 'u.id', 's.user_id')
+    .select([
+      's.id_hash',
+      's.csrf_token',
+      's.last_seen_at',
+      's.expires_at',
+      'u.id as user_id',
+      'u.tenant_id',
+      'u.email',
+      'u.role',
+    ])
+    .where('s.id_hash', '=', idHash)
+    .executeTakeFirst()
+}
+
+export async function touchSession(db: Executor, idHash: string, now: string) {
+  await db
+    .updateTable('dashboard_sessions')
+    .set({ last_seen_at: now })
+    .where('id_hash', '=', idHash)
+    .execute()
+}
+
+export async function deleteSession(db: Executor, idHash: string) {
+  await db.deleteFrom('dashboard_sessions').where('id_hash', '=', idHash).execute()
+}
+
+/** Signs the user out everywhere except (optionally) the session `keep`. */
+export async function deleteUserSessions(db: Executor, userId: string, keep?: string) {
+  let query = db.deleteFrom('dashboard_sessions').where('user_id', '=', userId)
+  if (keep) query = query.where('id_hash', '!=', keep)
+  await query.execute()
+}
+
+export async function insertInvite(db: Executor, row: Insertable<DashboardInvitesTable>) {
+  await db.insertInto('dashboard_invites').values(row).execute()
+}
+
+/** Marks an unused, unexpired invite used; the row, or undefined when it was not claimable. */
+export function claimInvite(db: Executor, tokenHash: string, now: string) {
+  return db
+    .updateTable('dashboard_invites')
+    .set({ accepted_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('accepted_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst()
+}
