@@ -1,8 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../context.ts'
+import { createCmi5Services } from '../../modules/cmi5/index.ts'
 import type { LrsCredential } from '../../modules/lrs/credential.service.ts'
 import { createLrsServices, type LrsServices } from '../../modules/lrs/index.ts'
+import type { LrsLaunchGuard } from '../../modules/lrs/launch-guard.ts'
 import type { LrsCaller } from '../../modules/lrs/statement.service.ts'
+import type { JsonObject } from '../../modules/lrs/xapi-primitives.ts'
 import { AppError } from '../../shared/app-error.ts'
 import { isoNow } from '../../shared/clock.ts'
 import {
@@ -11,6 +14,7 @@ import {
   documentsHandler,
   isDocumentResource,
 } from './documents.handler.ts'
+import { boundaryOf, parseMultipartMixed } from './multipart-mixed.ts'
 import { statementsHandler } from './statements.handler.ts'
 import { readXapiRequest, versionOf, type XapiRequest } from './xapi-request.ts'
 import { json, type XapiResponse } from './xapi-response.ts'
@@ -74,6 +78,48 @@ async function route(
   throw new AppError('not_found', `No xAPI resource ${req.method} /${req.resource}`)
 }
 
+/** The JSON of a statement write: the body, or the first part of multipart/mixed; else null. */
+function statementJson(req: XapiRequest): Buffer | null {
+  if (req.resource !== 'statements' || (req.method !== 'PUT' && req.method !== 'POST')) return null
+  const type = req.headers.contentType ?? ''
+  if (/^application\/json/i.test(type)) return req.body
+  const boundary = /^multipart\/mixed/i.test(type) ? boundaryOf(type) : null
+  if (!boundary) return null
+  try {
+    return parseMultipartMixed(req.body, boundary)[0]?.body ?? null
+  } catch {
+    return null // malformed: the statements handler answers 400
+  }
+}
+
+/** The statements a stored statement request carried, for the launch guard. */
+function sentStatements(json: Buffer | null): JsonObject[] {
+  if (json === null) return []
+  const body: unknown = JSON.parse(json.toString('utf8'))
+  return (Array.isArray(body) ? body : [body]) as JsonObject[]
+}
+
+/** A request made with a launch credential: the guard's rules first, its bookkeeping after. */
+async function guarded(
+  guard: LrsLaunchGuard,
+  credential: LrsCredential,
+  req: XapiRequest,
+  run: () => Promise<XapiResponse>,
+): Promise<XapiResponse> {
+  const json = statementJson(req)
+  await guard.check(credential, {
+    method: req.method,
+    resource: req.resource,
+    params: req.params,
+    contentType: json ? 'application/json' : req.headers.contentType,
+    body: json ?? req.body,
+  })
+  const response = await run()
+  const statements = response.status < 300 ? sentStatements(json) : []
+  if (statements.length > 0) await guard.stored(credential, statements)
+  return response
+}
+
 function send(reply: FastifyReply, response: XapiResponse) {
   reply.code(response.status)
   for (const [name, value] of Object.entries(response.headers ?? {})) reply.header(name, value)
@@ -90,6 +136,8 @@ function send(reply: FastifyReply, response: XapiResponse) {
  */
 export const lrsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const lrs = createLrsServices(ctx.db.kysely, ctx.clock)
+  // cmi5 and Tin Can launch credentials answer to the course's rules (modules/cmi5).
+  const guard = createCmi5Services(ctx.db.kysely, ctx.clock, ctx.config).guard
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(
     '*',
@@ -144,7 +192,9 @@ export const lrsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
         account: { homePage: ctx.config.publicUrl, name: credential.key },
       },
     }
-    return send(reply, await route(lrs, caller, req, version, isoNow(ctx.clock)))
+    const run = () => route(lrs, caller, req, version, isoNow(ctx.clock))
+    if (credential.launchId === null) return send(reply, await run())
+    return send(reply, await guarded(guard, credential, req, run))
   }
   app.route({
     method: ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS'],

@@ -27,6 +27,8 @@ export interface LrsCredential extends TenantScope {
   key: string
   label: string
   scope: LrsCredentialScope
+  /** The cmi5 / Tin Can launch the credential was issued to (LrsLaunchGuard); null otherwise. */
+  launchId: string | null
 }
 
 function hashSecret(secret: string): string {
@@ -72,6 +74,8 @@ export class CredentialService {
       scope: input.scope ?? 'all',
       created_at: isoNow(this.#clock),
       revoked_at: null,
+      launch_id: null,
+      expires_at: null,
     }
     const secret = randomBase62(43)
     row.secret_hash = hashSecret(secret)
@@ -90,6 +94,7 @@ export class CredentialService {
       .selectAll()
       .where('tenant_id', '=', scope.tenantId)
       .where('mode', '=', scope.mode)
+      .where('launch_id', 'is', null)
     const rows = await newestFirstPage(query, after, page.limit).execute()
     const items = rows.slice(0, page.limit)
     const last = items.at(-1)
@@ -114,7 +119,49 @@ export class CredentialService {
     }
   }
 
-  /** The caller of a Basic key/secret pair, or null for unknown, revoked or wrong secrets. */
+  /**
+   * A credential for one cmi5 / Tin Can launch: scope `all` within what the launch guard allows,
+   * expiring at `expiresAt`, never listed. Returns the Basic `key:secret` pair, base64-encoded
+   * (cmi5's `auth-token`).
+   */
+  async createForLaunch(
+    scope: TenantScope,
+    input: { launchId: string; label: string; expiresAt: Date },
+  ): Promise<{ id: string; basicToken: string }> {
+    const secret = randomBase62(43)
+    const row: LrsCredentialsTable = {
+      id: `xcr_${randomBase62(20)}`,
+      tenant_id: scope.tenantId,
+      mode: scope.mode,
+      key: `xl_${scope.mode}_${randomBase62(24)}`,
+      secret_hash: hashSecret(secret),
+      label: input.label,
+      scope: 'all',
+      created_at: isoNow(this.#clock),
+      revoked_at: null,
+      launch_id: input.launchId,
+      expires_at: input.expiresAt.toISOString(),
+    }
+    await this.#db.insertInto('lrs_credentials').values(row).execute()
+    return { id: row.id, basicToken: Buffer.from(`${row.key}:${secret}`).toString('base64') }
+  }
+
+  /** Ends every credential of a launch (terminated or abandoned); idempotent. */
+  async revokeLaunch(scope: TenantScope, launchId: string): Promise<void> {
+    await this.#db
+      .updateTable('lrs_credentials')
+      .set({ revoked_at: isoNow(this.#clock) })
+      .where('tenant_id', '=', scope.tenantId)
+      .where('mode', '=', scope.mode)
+      .where('launch_id', '=', launchId)
+      .where('revoked_at', 'is', null)
+      .execute()
+  }
+
+  /**
+   * The caller of a Basic key/secret pair, or null for unknown, revoked, expired or wrong
+   * secrets.
+   */
   async authenticate(key: string, secret: string): Promise<LrsCredential | null> {
     const row = await this.#db
       .selectFrom('lrs_credentials')
@@ -123,6 +170,7 @@ export class CredentialService {
       .where('revoked_at', 'is', null)
       .executeTakeFirst()
     if (!row) return null
+    if (row.expires_at !== null && row.expires_at <= isoNow(this.#clock)) return null
     const given = Buffer.from(hashSecret(secret), 'hex')
     if (!timingSafeEqual(given, Buffer.from(row.secret_hash, 'hex'))) return null
     return {
@@ -132,6 +180,7 @@ export class CredentialService {
       key: row.key,
       label: row.label,
       scope: row.scope,
+      launchId: row.launch_id,
     }
   }
 }

@@ -15,6 +15,10 @@ export interface LrsCredentialsTable {
   scope: LrsCredentialScope
   created_at: string
   revoked_at: string | null
+  /** Set for a credential issued to one cmi5 / Tin Can launch (modules/cmi5); null otherwise. */
+  launch_id: string | null
+  /** When a launch credential stops working; null: never. */
+  expires_at: string | null
 }
 
 /** One stored statement; immutable except `voided`. */

@@ -1,4 +1,5 @@
 import { AppError } from '../../../shared/app-error.ts'
+import { courseStructureProblems } from '../../cmi5/course-structure.rules.ts'
 import { FileIndex, moreProblems } from './file-index.ts'
 import { buildLaunchHref, resolveHref } from './launch-href.ts'
 import type { Cmi5Au, Cmi5Block, Cmi5Structure, LaunchTarget } from './manifest.types.ts'
@@ -130,6 +131,8 @@ export function parseCmi5(text: string, fileList: Iterable<string> | null): Cmi5
     return ids
   }
   readChildren(root, null)
+  // The cmi5 rules of ids, URLs and element order (modules/cmi5, where the cmi5 LMS lives).
+  problems.push(...courseStructureProblems(root))
 
   if (problems.length === 0 && aus.length === 0)
     problems.push('the course has no AU (assignable unit) to launch.')

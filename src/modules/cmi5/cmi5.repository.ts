@@ -1,0 +1,101 @@
+import type { Executor } from '../../infra/db/schema.ts'
+import type { Cmi5LaunchesTable, Cmi5RegistrationsTable } from '../../infra/db/tables/cmi5.ts'
+import type { TenantScope } from '../tenants/tenant-scope.ts'
+
+export async function findRegistration(
+  db: Executor,
+  scope: TenantScope,
+  id: string,
+): Promise<Cmi5RegistrationsTable | undefined> {
+  return db
+    .selectFrom('cmi5_registrations')
+    .selectAll()
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** The latest registration that follows a Courseport session. */
+export async function findRegistrationOfSession(
+  db: Executor,
+  scope: TenantScope,
+  sessionId: string,
+): Promise<Cmi5RegistrationsTable | undefined> {
+  return db
+    .selectFrom('cmi5_registrations')
+    .selectAll()
+    .where('session_id', '=', sessionId)
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst()
+}
+
+export async function insertRegistration(db: Executor, row: Cmi5RegistrationsTable) {
+  await db.insertInto('cmi5_registrations').values(row).execute()
+}
+
+export async function updateRegistration(
+  db: Executor,
+  scope: TenantScope,
+  id: string,
+  set: Partial<Pick<Cmi5RegistrationsTable, 'state' | 'session_id' | 'updated_at'>>,
+) {
+  await db
+    .updateTable('cmi5_registrations')
+    .set(set)
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('id', '=', id)
+    .execute()
+}
+
+/** A launch by its id; launch ids are random UUIDs, and callers check the scope they expect. */
+export async function findLaunch(db: Executor, id: string): Promise<Cmi5LaunchesTable | undefined> {
+  return db.selectFrom('cmi5_launches').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function openLaunches(
+  db: Executor,
+  scope: TenantScope,
+  registrationId: string,
+): Promise<Cmi5LaunchesTable[]> {
+  return db
+    .selectFrom('cmi5_launches')
+    .selectAll()
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('registration_id', '=', registrationId)
+    .where('status', 'in', ['launched', 'initialized'])
+    .orderBy('launched_at')
+    .execute()
+}
+
+export async function insertLaunch(db: Executor, row: Cmi5LaunchesTable) {
+  await db.insertInto('cmi5_launches').values(row).execute()
+}
+
+export async function updateLaunch(
+  db: Executor,
+  id: string,
+  set: Partial<
+    Pick<
+      Cmi5LaunchesTable,
+      'status' | 'fetched_at' | 'credential_id' | 'updated_at' | 'preferences_read' | 'verbs'
+    >
+  >,
+) {
+  await db.updateTable('cmi5_launches').set(set).where('id', '=', id).execute()
+}
+
+/** Marks the fetch URL used; false when it already was (compare-and-set). */
+export async function claimFetch(db: Executor, id: string, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('cmi5_launches')
+    .set({ fetched_at: at, updated_at: at })
+    .where('id', '=', id)
+    .where('fetched_at', 'is', null)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
