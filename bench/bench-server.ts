@@ -19,6 +19,7 @@ const config = loadConfig({
   CONTENT_PORT: '0',
   PUBLIC_URL: 'http://127.0.0.1:1',
   CONTENT_URL: 'http://127.0.0.1:2',
+  CONTENT_ORIGINS: 'single',
 })
 const ctx = await createContext(config)
 const tenant = await ctx.services.tenants.createTenant({ name: 'bench', plan: 'enterprise' })

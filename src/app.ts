@@ -5,23 +5,38 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
-  type FastifyReply,
   type FastifyServerOptions,
 } from 'fastify'
 import type { AppContext } from './context.ts'
+import { cmi5ApiRoutes, cmi5ContentRoutes } from './http/cmi5/cmi5.routes.ts'
 import { contentRoutes } from './http/content/content.routes.ts'
+import { customerRoutes } from './http/customer/customer.routes.ts'
+import { dashboardPage } from './http/customer/dashboard.page.ts'
 import { dispatchFrameRoutes } from './http/dispatch/index.ts'
 import { lrsRoutes } from './http/lrs/lrs.routes.ts'
 import { playerRoutes } from './http/player/index.ts'
 import { apiKeyAuthHook } from './http/plugins/api-key-auth.ts'
-import { registerErrorHandling } from './http/plugins/error-handler.ts'
+import {
+  clientErrorHandler,
+  frameworkErrorHandler,
+  registerErrorHandling,
+} from './http/plugins/error-handler.ts'
 import { registerIdempotency } from './http/plugins/idempotency.ts'
+import { logSerializers } from './http/plugins/log-redaction.ts'
 import { registerOpenApi } from './http/plugins/openapi.ts'
 import { registerRateLimit } from './http/plugins/rate-limit.ts'
+import {
+  registerApiSecurityHeaders,
+  registerContentSecurityDefaults,
+} from './http/plugins/security-headers.ts'
+import { registerTenantGuard } from './http/plugins/tenant-guard.ts'
+import { registerTextGuard } from './http/plugins/text-guard.ts'
+import { requestValidation } from './http/plugins/validation.ts'
 import { conversionRoutes } from './http/routes/conversions/index.ts'
 import { dispatchRoutes } from './http/routes/dispatches/index.ts'
 import { docsRoutes } from './http/routes/docs/index.ts'
 import { healthRoutes } from './http/routes/health/index.ts'
+import { addRetryAfterTo503 } from './http/routes/health/retry-after.ts'
 import { packageRoutes } from './http/routes/packages/index.ts'
 import { quickPublishRoutes } from './http/routes/quick-publish/index.ts'
 import { packageDownloadRoutes } from './http/routes/quick-publish/package-download.ts'
@@ -41,23 +56,20 @@ export interface BuildOptions {
 
 function baseOptions(ctx: AppContext, options: BuildOptions): FastifyServerOptions {
   return {
+    // Tokens in URLs are redacted from every log line (log-redaction.ts).
     ...(options.loggerInstance
-      ? { loggerInstance: options.loggerInstance }
-      : { logger: { level: ctx.config.logLevel } }),
+      ? { loggerInstance: options.loggerInstance.child({}, { serializers: logSerializers }) }
+      : { logger: { level: ctx.config.logLevel, serializers: logSerializers } }),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     trustProxy: ctx.config.trustProxy,
-    // Errors raised before routing (a malformed percent-escape, an over-long path) get the same
-    // error body as everything else, and never echo the URL, which may carry a token.
-    frameworkErrors: (error, _request, reply: FastifyReply) => {
-      const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 400
-      void reply
-        .code(status)
-        .send({ error: { code: 'invalid_request', message: 'Malformed request URL' } })
-    },
+    // Errors before routing and Node's parser errors leave with the one error body too.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     // Signed upload tokens travel in the path.
     routerOptions: { maxParamLength: 2048 },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', strictTypes: false } },
+    // Bodies are validated without type coercion, query strings with it (validation.ts).
+    schemaController: requestValidation(),
   }
 }
 
@@ -72,6 +84,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   })
   app.decorateRequest('auth', null)
   registerErrorHandling(app)
+  registerApiSecurityHeaders(app)
+  registerTextGuard(app)
   app.addSchema(ErrorBody)
   await registerOpenApi(app, ctx.config.publicUrl)
   await app.register(cookie)
@@ -79,16 +93,26 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     limits: { fileSize: ctx.config.upload.maxBytes, files: 1, fields: 20, parts: 25 },
   })
 
-  await app.register(healthRoutes, { db: ctx.db, isShuttingDown: ctx.lifecycle.isShuttingDown })
+  addRetryAfterTo503(app)
+  await app.register(healthRoutes, {
+    db: ctx.db,
+    blobs: ctx.blobs,
+    isShuttingDown: ctx.lifecycle.isShuttingDown,
+  })
   await app.register(docsRoutes)
   await app.register(uploadTargetRoutes, { ctx })
   await app.register(packageDownloadRoutes, { ctx })
   // The LRS authenticates with its own Basic credentials, outside the /api/v1 key scope.
   await app.register(lrsRoutes, { ctx, prefix: '/xapi' })
+  // The dashboard: its page, and its API authenticated by session cookie, never by API key.
+  await app.register(dashboardPage)
+  await app.register(customerRoutes, { ctx, prefix: '/api/customer' })
 
   await app.register(
     async (api) => {
       api.addHook('onRequest', apiKeyAuthHook(ctx.services.tenants))
+      // A tenant named in a body must be the key's: one rule for every endpoint (tenant-guard.ts).
+      registerTenantGuard(api)
       await registerRateLimit(api, {
         db: ctx.db.kysely,
         clock: ctx.clock,
@@ -102,6 +126,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(quickPublishRoutes, { ctx })
       await api.register(conversionRoutes, { ctx })
       await api.register(xapiRoutes, { ctx })
+      await api.register(cmi5ApiRoutes, { ctx })
     },
     { prefix: '/api/v1' },
   )
@@ -116,10 +141,17 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 export async function buildContentApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   const app = Fastify(baseOptions(ctx, options))
   registerErrorHandling(app)
-  await app.register(healthRoutes, { db: ctx.db, isShuttingDown: ctx.lifecycle.isShuttingDown })
-  await app.register(playerRoutes)
+  registerContentSecurityDefaults(app)
+  addRetryAfterTo503(app)
+  await app.register(healthRoutes, {
+    db: ctx.db,
+    blobs: ctx.blobs,
+    isShuttingDown: ctx.lifecycle.isShuttingDown,
+  })
+  await app.register(playerRoutes, { origins: { config: ctx.config, clock: ctx.clock } })
   await app.register(contentRoutes, { ctx })
   await app.register(runtimeRoutes, { ctx })
   await app.register(dispatchFrameRoutes, { ctx })
+  await app.register(cmi5ContentRoutes, { ctx })
   return app
 }

@@ -14,12 +14,40 @@ export interface Config {
   contentPort: number
   /** PUBLIC_URL, default http://localhost:PORT. */
   publicUrl: string
-  /** CONTENT_URL, default http://127.0.0.1:CONTENT_PORT — a different origin from PUBLIC_URL. */
+  /**
+   * CONTENT_URL, default http://localhost:CONTENT_PORT — a different origin from PUBLIC_URL, with
+   * no path. With CONTENT_ORIGINS=tenant its host must be a name (not an IP address): each tenant
+   * is served on `{tenant-label}.{host}` (`*.localhost` resolves to loopback in browsers).
+   */
   contentUrl: string
+  /**
+   * CONTENT_ORIGINS, default `tenant`: every tenant's player, package files and runtime run on
+   * its own origin under CONTENT_URL, and every launch, content, runtime and dispatch token is
+   * valid only there (docs/content-origins.md: needs a wildcard DNS name and certificate).
+   * `single` is the opt-out: all tenants share CONTENT_URL, so one tenant's course can script
+   * another's player in a page that frames both — only for a deployment with a single tenant.
+   */
+  contentOrigins: 'tenant' | 'single'
+  /**
+   * DISPATCH_NEW_LEARNERS_PER_MINUTE, default 30: launches per dispatch per minute that may take
+   * a new licence seat or a new learner registration (docs/dispatch.md); 0 turns the limit off.
+   */
+  dispatchNewLearnersPerMinute: number
   /** DATA_DIR, default ./data */
   dataDir: string
   /** DATABASE_URL, default sqlite:DATA_DIR/courseport.db */
   databaseUrl: string
+  database: {
+    /** DATABASE_POOL_SIZE, default 10: PostgreSQL connections per process at most. */
+    poolSize: number
+    /** DATABASE_CONNECT_TIMEOUT_MS, default 5 000: opening one connection may take this long. */
+    connectTimeoutMs: number
+    /**
+     * DATABASE_STARTUP_WAIT_SECONDS, default 60: at start-up an unreachable PostgreSQL is retried
+     * (with backoff) this long before the process exits non-zero; 0 tries once.
+     */
+    startupWaitSeconds: number
+  }
   /** STORAGE_URL: s3://bucket/prefix, or unset for files under DATA_DIR/blobs. */
   storageUrl: string | undefined
   s3: {
@@ -27,11 +55,15 @@ export interface Config {
     region: string
     accessKeyId: string | undefined
     secretAccessKey: string | undefined
+    /** S3_FORCE_PATH_STYLE (a boolean, see `boolean`), default false. */
     forcePathStyle: boolean
   }
   /** LOG_LEVEL: fatal|error|warn|info|debug|trace|silent, default info. */
   logLevel: string
-  /** TRUST_PROXY=true behind a load balancer, so client addresses come from X-Forwarded-For. */
+  /**
+   * TRUST_PROXY (a boolean), default false: true behind a load balancer, so client addresses come
+   * from X-Forwarded-For.
+   */
   trustProxy: boolean
   /** SECRET_KEY (≥ 32 chars) signs upload and launch tokens; see `main/secret.ts` for the default. */
   secretKey: string
@@ -56,6 +88,15 @@ export interface Config {
     concurrency: number
     /** WORKER_POLL_MS, default 1000. */
     pollMs: number
+    /**
+     * JOB_LEASE_SECONDS, default 30, minimum 3: a running job's lease, renewed by a heartbeat every
+     * third of it while the job runs, so a killed worker's job is taken over within this long.
+     */
+    leaseSeconds: number
+    /** WORKER_HEALTH_PORT, default none: `courseport worker` answers /healthz and /readyz here. */
+    healthPort: number | undefined
+    /** WORKER_HEALTH_HOST, default 127.0.0.1: the health listener's address. */
+    healthHost: string
   }
   /** EVENT_FANOUT_INTERVAL seconds, default 300, minimum 1. */
   eventFanoutIntervalSeconds: number
@@ -109,6 +150,12 @@ export interface Config {
   }
   /** SHUTDOWN_TIMEOUT_MS, default 15 000: drain time on SIGTERM before forcing exit. */
   shutdownTimeoutMs: number
+  /**
+   * SHUTDOWN_DRAIN_DELAY_MS, default 3 000: after SIGTERM, /readyz answers 503 this long while the
+   * listeners still accept requests, so a load balancer stops sending new ones before they close.
+   * SIGINT (Ctrl-C) skips it.
+   */
+  shutdownDrainDelayMs: number
 }
 
 export class ConfigError extends Error {
@@ -134,6 +181,52 @@ function integer(env: Env, name: string, fallback: number, min = 0, max = Number
   return value
 }
 
+const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on'])
+const FALSE_WORDS = new Set(['0', 'false', 'no', 'off'])
+
+/** 1/0, true/false, yes/no, on/off in any case; anything else stops start-up naming `name`. */
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]
+  if (raw === undefined || raw.trim() === '') return fallback
+  const word = raw.trim().toLowerCase()
+  if (TRUE_WORDS.has(word)) return true
+  if (FALSE_WORDS.has(word)) return false
+  throw new ConfigError(name, `expected true/false (also 1/0, yes/no, on/off), got "${raw}"`)
+}
+
+function optionalPort(env: Env, name: string): number | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  return integer(env, name, 0, 0, 65535)
+}
+
+/** What kind of process loads the configuration: it decides whether SECRET_KEY may be made up. */
+export type ProcessRole = 'serve' | 'api' | 'worker' | 'admin'
+
+/**
+ * Why this deployment needs an explicit SECRET_KEY, or null when a secret kept under DATA_DIR
+ * will do. Tokens signed by one process are verified by others, so every process of a
+ * multi-process deployment must share one key; a made-up key per process breaks them silently.
+ * Only the zero-setup default (SQLite and local disk, `serve` with its own worker) may go without.
+ */
+export function explicitSecretReason(env: Env, role: ProcessRole): string | null {
+  if (role === 'admin') return null
+  if (/^postgres(ql)?:\/\//.test(env.DATABASE_URL ?? '')) return 'DATABASE_URL is PostgreSQL'
+  if ((env.STORAGE_URL ?? '').startsWith('s3:')) return 'STORAGE_URL is S3'
+  if (role === 'api') return 'this is `serve --no-worker`'
+  if (role === 'worker') return 'this is a separate `worker` process'
+  return null
+}
+
+/** The ConfigError for a missing SECRET_KEY, saying why and how to make one. */
+export function missingSecretError(reason: string): ConfigError {
+  return new ConfigError(
+    'SECRET_KEY',
+    `must be set, to the same value on every process, because ${reason} ` +
+      '(generate one with: openssl rand -hex 32)',
+  )
+}
+
 function url(env: Env, name: string, fallback: string): string {
   const raw = env[name] || fallback
   let parsed: URL
@@ -146,6 +239,24 @@ function url(env: Env, name: string, fallback: string): string {
     throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`)
   }
   return raw.replace(/\/+$/, '')
+}
+
+function contentOrigins(env: Env, contentUrl: string): 'tenant' | 'single' {
+  const raw = env.CONTENT_ORIGINS || 'tenant'
+  if (raw !== 'tenant' && raw !== 'single') {
+    throw new ConfigError('CONTENT_ORIGINS', `expected tenant or single, got "${raw}"`)
+  }
+  const url = new URL(contentUrl)
+  if (
+    raw === 'tenant' &&
+    (isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0 || url.pathname !== '/')
+  ) {
+    throw new ConfigError(
+      'CONTENT_URL',
+      `with CONTENT_ORIGINS=tenant it must be a host name with no path (tenants get {label}.host), got "${contentUrl}"; use e.g. http://localhost:8081, or CONTENT_ORIGINS=single`,
+    )
+  }
+  return raw
 }
 
 function officeBinary(env: Env): string | null {
@@ -206,7 +317,7 @@ export function loadConfig(env: Env, defaults: { secretKey?: string } = {}): Con
     throw new ConfigError('SECRET_KEY', 'must be at least 32 characters')
   }
   const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`)
-  const contentUrl = url(env, 'CONTENT_URL', `http://127.0.0.1:${contentPort}`)
+  const contentUrl = url(env, 'CONTENT_URL', `http://localhost:${contentPort}`)
   if (new URL(publicUrl).origin === new URL(contentUrl).origin) {
     throw new ConfigError('CONTENT_URL', 'must be a different origin from PUBLIC_URL (DESIGN §2)')
   }
@@ -216,18 +327,25 @@ export function loadConfig(env: Env, defaults: { secretKey?: string } = {}): Con
     contentPort,
     publicUrl,
     contentUrl,
+    contentOrigins: contentOrigins(env, contentUrl),
+    dispatchNewLearnersPerMinute: integer(env, 'DISPATCH_NEW_LEARNERS_PER_MINUTE', 30),
     dataDir,
     databaseUrl,
+    database: Object.freeze({
+      poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+      connectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5000, 100),
+      startupWaitSeconds: integer(env, 'DATABASE_STARTUP_WAIT_SECONDS', 60, 0),
+    }),
     storageUrl,
     s3: Object.freeze({
       endpoint: env.AWS_ENDPOINT_URL || env.S3_ENDPOINT || undefined,
       region: env.AWS_REGION || 'us-east-1',
       accessKeyId: env.AWS_ACCESS_KEY_ID || undefined,
       secretAccessKey: env.AWS_SECRET_ACCESS_KEY || undefined,
-      forcePathStyle: env.S3_FORCE_PATH_STYLE === 'true',
+      forcePathStyle: boolean(env, 'S3_FORCE_PATH_STYLE', false),
     }),
     logLevel,
-    trustProxy: env.TRUST_PROXY === 'true',
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
     secretKey,
     upload: Object.freeze({
       maxBytes: integer(env, 'MAX_UPLOAD_BYTES', 1024 ** 3, 1),
@@ -242,6 +360,9 @@ export function loadConfig(env: Env, defaults: { secretKey?: string } = {}): Con
     worker: Object.freeze({
       concurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 64),
       pollMs: integer(env, 'WORKER_POLL_MS', 1000, 10),
+      leaseSeconds: integer(env, 'JOB_LEASE_SECONDS', 30, 3, 3600),
+      healthPort: optionalPort(env, 'WORKER_HEALTH_PORT'),
+      healthHost: env.WORKER_HEALTH_HOST || '127.0.0.1',
     }),
     eventFanoutIntervalSeconds: integer(env, 'EVENT_FANOUT_INTERVAL', 300, 1),
     webhooks: Object.freeze({
@@ -252,6 +373,7 @@ export function loadConfig(env: Env, defaults: { secretKey?: string } = {}): Con
       retentionDays: integer(env, 'WEBHOOK_RETENTION_DAYS', 30, 1),
     }),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 15_000, 0),
+    shutdownDrainDelayMs: integer(env, 'SHUTDOWN_DRAIN_DELAY_MS', 3000, 0, 60_000),
     launchTtlSeconds: integer(env, 'LAUNCH_TTL_SECONDS', 86_400, 60),
     conversions: Object.freeze({
       officeBinary: officeBinary(env),

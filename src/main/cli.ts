@@ -1,13 +1,24 @@
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { ConfigError, loadConfig } from '../config.ts'
-import { migrateToLatest, openDatabase } from '../infra/db/database.ts'
+import {
+  ConfigError,
+  explicitSecretReason,
+  loadConfig,
+  missingSecretError,
+  type ProcessRole,
+} from '../config.ts'
+import type { Db } from '../infra/db/database.ts'
+import { DatabaseUnreachableError } from '../infra/db/wait-for-database.ts'
 import { TenantService } from '../modules/tenants/tenant.service.ts'
 import { isMode } from '../modules/tenants/tenant-scope.ts'
 import { isAppError } from '../shared/app-error.ts'
 import { systemClock } from '../shared/clock.ts'
+import { openMigratedDatabase } from './context.ts'
+import { jobsCommand } from './jobs-command.ts'
 import { loadOrCreateLocalSecret } from './secret.ts'
 import { runServer } from './server.ts'
+import { UsageError } from './usage-error.ts'
+import { userCommand } from './user-command.ts'
 import { runWorkerProcess } from './worker.ts'
 
 const USAGE = `Usage: courseport <command>
@@ -20,11 +31,23 @@ const USAGE = `Usage: courseport <command>
   tenant settings --tenant TENANT_ID --suspend-data-limit-12 4096|64000
   key create --tenant TENANT_ID --mode test|live [--json]
   key revoke KEY_ID
+  user create --tenant TENANT_ID --email EMAIL [--role owner|admin|viewer] [--json]
+                                            a dashboard user: prints a one-time set-password link
+  jobs list [--state failed|stuck|pending|running] [--limit N] [--json]
+  jobs retry JOB_ID                         run a failed or stuck job again now
 
 Configuration comes from the environment; see README.md.`
 
-function config() {
+/**
+ * The configuration from the environment. Without SECRET_KEY only the zero-setup default keeps
+ * a secret under DATA_DIR; any multi-process deployment must set it (`explicitSecretReason`).
+ */
+function config(role: ProcessRole = 'admin') {
   const env = process.env
+  if (!env.SECRET_KEY) {
+    const reason = explicitSecretReason(env, role)
+    if (reason) throw missingSecretError(reason)
+  }
   const dataDir = resolve(env.DATA_DIR || './data')
   return loadConfig(env, {
     secretKey: env.SECRET_KEY ? undefined : loadOrCreateLocalSecret(dataDir),
@@ -32,10 +55,14 @@ function config() {
 }
 
 async function withTenants<T>(fn: (tenants: TenantService) => Promise<T>): Promise<T> {
-  const db = openDatabase(config().databaseUrl)
+  return withDatabase((db) => fn(new TenantService(db.kysely, systemClock)))
+}
+
+/** An admin command's database: waited for (DATABASE_STARTUP_WAIT_SECONDS), migrated, closed. */
+async function withDatabase<T>(fn: (db: Db, applied: string[]) => Promise<T>): Promise<T> {
+  const { db, applied } = await openMigratedDatabase(config())
   try {
-    await migrateToLatest(db)
-    return await fn(new TenantService(db.kysely, systemClock))
+    return await fn(db, applied)
   } finally {
     await db.close()
   }
@@ -48,7 +75,10 @@ function print(json: boolean, value: unknown, text: string): void {
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv
   const { values, positionals } = parseArgs({
-    args: command === 'tenant' || command === 'key' ? rest : argv.slice(1),
+    args:
+      command === 'tenant' || command === 'key' || command === 'jobs' || command === 'user'
+        ? rest
+        : argv.slice(1),
     allowPositionals: true,
     options: {
       name: { type: 'string' },
@@ -56,19 +86,26 @@ async function main(argv: string[]): Promise<void> {
       tenant: { type: 'string' },
       mode: { type: 'string' },
       json: { type: 'boolean', default: false },
+      state: { type: 'string' },
+      limit: { type: 'string' },
       'no-worker': { type: 'boolean', default: false },
       'suspend-data-limit-12': { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   })
   if (values.help || !command) return void process.stdout.write(`${USAGE}\n`)
   const json = values.json ?? false
 
-  if (command === 'serve') return runServer(config(), { withWorker: !values['no-worker'] })
-  if (command === 'worker') return runWorkerProcess(config())
+  if (command === 'serve') {
+    const withWorker = !values['no-worker']
+    return runServer(config(withWorker ? 'serve' : 'api'), { withWorker })
+  }
+  if (command === 'worker') return runWorkerProcess(config('worker'))
+  if (command === 'jobs') return jobsCommand(sub, positionals, values, withDatabase)
   if (command === 'migrate') {
-    const db = openDatabase(config().databaseUrl)
-    const applied = await migrateToLatest(db).finally(() => db.close())
+    const applied = await withDatabase(async (_db, migrated) => migrated)
     return print(
       json,
       { applied },
@@ -119,14 +156,14 @@ async function main(argv: string[]): Promise<void> {
     await withTenants((s) => s.revokeKey(keyId))
     return print(json, { revoked: keyId }, `revoked ${keyId}`)
   }
+  if (command === 'user') return userCommand(sub, values, config().publicUrl, withDatabase)
   throw new UsageError(`unknown command: ${argv.join(' ')}`)
 }
-
-class UsageError extends Error {}
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof UsageError) process.stderr.write(`${err.message}\n\n${USAGE}\n`)
   else if (err instanceof ConfigError) process.stderr.write(`Configuration error: ${err.message}\n`)
+  else if (err instanceof DatabaseUnreachableError) process.stderr.write(`${err.message}\n`)
   else if (isAppError(err)) process.stderr.write(`${err.message}\n`)
   else process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
   process.exit(err instanceof UsageError ? 64 : 1)

@@ -1,7 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { buildApp, buildContentApp } from '../app.ts'
 import type { Config } from '../config.ts'
 import type { AppContext } from '../context.ts'
 import { createContext } from './context.ts'
+import { developmentOwnerLink } from './dev-owner.ts'
+import { useProcessScratch } from './scratch.ts'
 import { startWorker } from './worker.ts'
 
 /** First start on an empty database: a development tenant whose keys are printed once. */
@@ -16,16 +19,20 @@ async function ensureDevelopmentTenant(ctx: AppContext): Promise<void> {
     `  live key: ${created.liveKey.key}`,
     `Try: curl -H "Authorization: Bearer ${created.testKey.key}" ${ctx.config.publicUrl}/api/v1/packages`,
     '',
+    ...(await developmentOwnerLink(ctx, created.tenantId)),
   ]
   process.stdout.write(`${lines.join('\n')}\n`)
 }
 
 /**
  * `courseport serve`: API on PORT, content on CONTENT_PORT, and (unless `withWorker` is false)
- * the job worker in the same process. SIGTERM/SIGINT drain HTTP, then stop the worker, which
- * finishes or releases its jobs.
+ * the job worker in the same process. On SIGTERM /readyz turns 503 at once while the listeners
+ * keep serving for SHUTDOWN_DRAIN_DELAY_MS (a load balancer notices and stops sending), then HTTP
+ * drains, the worker finishes or releases its jobs, and the process's temp folder is removed.
+ * SIGINT (Ctrl-C) skips the delay.
  */
 export async function runServer(config: Config, options: { withWorker: boolean }): Promise<void> {
+  const scratch = await useProcessScratch()
   const ctx = await createContext(config)
   await ensureDevelopmentTenant(ctx)
   const api = await buildApp(ctx)
@@ -33,6 +40,9 @@ export async function runServer(config: Config, options: { withWorker: boolean }
   await api.listen({ host: config.host, port: config.port })
   await content.listen({ host: config.host, port: config.contentPort })
   const worker = options.withWorker ? await startWorker(ctx, api.log) : null
+  if (scratch.removed.length > 0) {
+    api.log.info({ removed: scratch.removed }, 'removed temp folders of processes that died')
+  }
   api.log.info(
     { api: config.publicUrl, content: config.contentUrl, worker: options.withWorker },
     'courseport is serving',
@@ -42,8 +52,10 @@ export async function runServer(config: Config, options: { withWorker: boolean }
   const shutdown = async (signal: string) => {
     if (stopping) return
     stopping = true
-    api.log.info({ signal }, 'shutting down')
     ctx.beginShutdown()
+    const delay = signal === 'SIGTERM' ? config.shutdownDrainDelayMs : 0
+    api.log.info({ signal, drainDelayMs: delay }, 'shutting down')
+    if (delay > 0) await sleep(delay)
     const force = setTimeout(() => {
       api.log.error('shutdown timed out; exiting')
       process.exit(1)
@@ -52,6 +64,7 @@ export async function runServer(config: Config, options: { withWorker: boolean }
     await Promise.all([api.close(), content.close()])
     await worker?.stop()
     await ctx.close()
+    await scratch.dispose()
     process.exit(0)
   }
   process.once('SIGTERM', (s) => void shutdown(s))

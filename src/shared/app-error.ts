@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   invalid_webhook_url: 422,
   unauthorized: 401,
   forbidden: 403,
+  /** A state-changing dashboard call without its session's X-CSRF-Token. */
+  csrf_failed: 403,
   launch_refused: 403,
   tenant_mismatch: 403,
   mode_mismatch: 403,
@@ -26,14 +28,22 @@ export const ERROR_STATUS = {
   idempotency_conflict: 409,
   invalid_state: 409,
   sequence_gap: 409,
+  /** A runtime commit claims to reach too far past the last applied one (docs/runtime-protocol.md). */
+  sequence_jump: 409,
+  request_timeout: 408,
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   range_not_satisfiable: 416,
+  header_too_large: 431,
   quota_exceeded: 429,
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  /** The object store cannot be reached; answered with Retry-After. */
+  storage_unavailable: 503,
+  /** The database cannot be reached; answered with Retry-After. */
+  database_unavailable: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS

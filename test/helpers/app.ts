@@ -40,6 +40,9 @@ export async function createTestApp(
     LOG_LEVEL: 'silent',
     PUBLIC_URL: 'http://127.0.0.1:18080',
     CONTENT_URL: 'http://127.0.0.1:18081',
+    // One shared content origin unless a test asks for tenant origins (CONTENT_ORIGINS=tenant with
+    // a host-name CONTENT_URL, as test/integration/content and dispatches and test/e2e do).
+    CONTENT_ORIGINS: 'single',
     RATE_LIMIT_PER_MINUTE: '100000',
     ...options.env,
   })

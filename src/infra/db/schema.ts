@@ -1,4 +1,6 @@
 import type { Generated, Kysely, Transaction } from 'kysely'
+import type { AccountTables } from './tables/accounts.ts'
+import type { Cmi5Tables } from './tables/cmi5.ts'
 import type { ConversionTables } from './tables/conversions.ts'
 import type { DispatchTables } from './tables/dispatches.ts'
 import type { LrsTables } from './tables/lrs.ts'
@@ -55,6 +57,23 @@ export interface PackagesTable {
   created_at: string
   updated_at: string
   archived_at: string | null
+  /** JSON: the runtime options of the package's sessions (`{"lenient_identifiers": true}`). */
+  runtime_options: string
+}
+
+/** Values a package's content wrote that the runtime refused, counted per code and element. */
+export interface PackageRuntimeWarningsTable {
+  package_id: string
+  tenant_id: string
+  mode: Mode
+  code: string
+  /** The element with its indices as `N` (`cmi.interactions.N.objectives.N.id`). */
+  element: string
+  /** The latest refused value (clipped). */
+  example: string
+  count: number
+  first_seen_at: string
+  last_seen_at: string
 }
 
 export interface PackageVersionsTable {
@@ -162,11 +181,14 @@ export interface Database
     WebhookTables,
     ConversionTables,
     DispatchTables,
-    LrsTables {
+    LrsTables,
+    Cmi5Tables,
+    AccountTables {
   plans: PlansTable
   tenants: TenantsTable
   api_keys: ApiKeysTable
   packages: PackagesTable
+  package_runtime_warnings: PackageRuntimeWarningsTable
   package_versions: PackageVersionsTable
   upload_intents: UploadIntentsTable
   audit_events: AuditEventsTable

@@ -8,7 +8,12 @@ import { conversionsMigration } from './0005-conversions.ts'
 import { dispatchesMigration } from './0006-dispatches.ts'
 import { sharedDataMigration } from './0007-shared-data.ts'
 import { scoDeliverySeqMigration } from './0008-sco-delivery-seq.ts'
+import { runtimeValuesMigration } from './0010-runtime-values.ts'
+import { dispatchRegistrationsMigration } from './0011-dispatch-registrations.ts'
 import { lrsMigration } from './0012-lrs.ts'
+import { cmi5Migration } from './0014-cmi5.ts'
+import { accountsMigration } from './0015-accounts.ts'
+import { sequencingStateMigration } from './0016-sequencing-state.ts'
 
 /**
  * Migrations are listed here in order, so they are bundled with the code instead of being
@@ -26,7 +31,12 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0006-dispatches': dispatchesMigration(dialect),
         '0007-shared-data': sharedDataMigration(dialect),
         '0008-sco-delivery-seq': scoDeliverySeqMigration(dialect),
+        '0010-runtime-values': runtimeValuesMigration(dialect),
+        '0011-dispatch-registrations': dispatchRegistrationsMigration(dialect),
         '0012-lrs': lrsMigration(dialect),
+        '0014-cmi5': cmi5Migration(dialect),
+        '0015-accounts': accountsMigration(dialect),
+        '0016-sequencing-state': sequencingStateMigration(dialect),
       }
     },
   }

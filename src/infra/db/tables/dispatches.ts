@@ -33,6 +33,16 @@ export interface DispatchesTable {
   deleted_at: string | null
   /** When dispatch.expired was recorded for the current `expires_at`; reset by extend. */
   expired_event_at: string | null
+  /** Wrapper tokens of another generation are refused; raised by revoking wrappers. */
+  wrapper_generation: number
+  /** The UTC minute (`YYYY-MM-DDTHH:MM`) `new_learner_window_count` counts launches of. */
+  new_learner_window: string | null
+  /** Launches in that minute that took a new seat or registration (the rate limit). */
+  new_learner_window_count: number
+  /** Registrations made for an LMS learner who had one already (launch without its key). */
+  separated_count: number
+  /** Launches refused by the new-learner rate limit. */
+  rate_limited_count: number
 }
 
 /** One row per learner admitted to a dispatch: the licence seat. */
@@ -46,6 +56,24 @@ export interface DispatchLearnersTable {
   launch_count: number
 }
 
+/**
+ * One client-LMS registration of a learner (docs/dispatch.md): the key its wrapper keeps in the
+ * LMS's own SCORM data is what resumes `learner_id`'s sessions. Only the key's hash is stored.
+ */
+export interface DispatchRegistrationsTable {
+  dispatch_id: string
+  /** SHA-256 of the learner key, hex. */
+  key_hash: string
+  /** The learner id the client LMS reported. */
+  lms_learner_id: string
+  /** The learner id of our sessions: the LMS's, or a separate one (`{lms id}~{suffix}`). */
+  learner_id: string
+  tenant_id: string
+  mode: Mode
+  created_at: string
+  last_launch_at: string
+}
+
 export interface DispatchTagsTable {
   dispatch_id: string
   tenant_id: string
@@ -57,4 +85,5 @@ export interface DispatchTables {
   dispatches: DispatchesTable
   dispatch_learners: DispatchLearnersTable
   dispatch_tags: DispatchTagsTable
+  dispatch_registrations: DispatchRegistrationsTable
 }

@@ -35,6 +35,11 @@ export interface SessionsTable {
   completed_at: string | null
   completed_event_at: string | null
   failed_event_at: string | null
+  /**
+   * JSON TrackingState of the SCORM 2004 sequencing engine for this attempt (migration 0016);
+   * null until its first rollup (and for other content).
+   */
+  sequencing_state?: string | null
 }
 
 /** Runtime record of one SCO within a session. */
@@ -43,8 +48,6 @@ export interface ScoStatesTable {
   item_id: string
   tenant_id: string
   mode: Mode
-  /** JSON: element → value, the latest full record (for reading and reporting). */
-  state: string
   /** JSON: learner-writable values carried into the next launch (empty when not suspended). */
   carry: string
   completion_status: string
@@ -62,7 +65,23 @@ export interface ScoStatesTable {
   delivery_id: string | null
   /** The last commit the open delivery applied (its compare-and-set: see runtime-commits.ts). */
   delivery_seq: number
+  /** Characters of the SCO's record in `sco_values` (element names plus values). */
+  data_chars: number
   updated_at: string
+}
+
+/**
+ * A SCO's runtime record, one row per element: every element's latest committed value over the
+ * attempt's launches (a commit writes the elements it changed; nothing else removes or replaces
+ * them), plus the values the LMS supplied when the SCO was first launched.
+ */
+export interface ScoValuesTable {
+  session_id: string
+  item_id: string
+  element: string
+  value: string
+  /** The launch whose commit wrote the value; null for values the LMS supplied. */
+  delivery_id: string | null
 }
 
 /** One launch of a SCO (a "delivery"): commits carry increasing sequence numbers within it. */
@@ -114,11 +133,27 @@ export interface SharedDataTable {
   updated_at: string
 }
 
+/**
+ * One SCORM 2004 global objective (objective maps): `scope` is `learner:{learner_id}` when the
+ * organization's objectivesGlobalToSystem is true (the default), else `session:{session_id}`.
+ */
+export interface GlobalObjectivesTable {
+  tenant_id: string
+  mode: Mode
+  scope: string
+  objective_id: string
+  /** JSON GlobalObjective (satisfied, measure, raw, min, max, completed, progress). */
+  value: string
+  updated_at: string
+}
+
 export interface SessionTables {
   sessions: SessionsTable
   sco_states: ScoStatesTable
+  sco_values: ScoValuesTable
   sco_deliveries: ScoDeliveriesTable
   usage_learners: UsageLearnersTable
   usage_counters: UsageCountersTable
   shared_data: SharedDataTable
+  global_objectives: GlobalObjectivesTable
 }
