@@ -19,6 +19,8 @@ import { overallRollupProcess, rollupGlobalObjectiveReaders } from './rollup/ove
 import { applyScoResults, type ScoResults } from './sco-results.ts'
 import {
   type ContextOptions,
+  cloneGlobals,
+  cloneState,
   openContext,
   type SequencingContext,
 } from './state/sequencing-context.ts'
@@ -36,6 +38,10 @@ export interface NavigationOutcome {
   deliver: string | null
   /** True when the delivered activity resumes a suspended attempt (cmi.entry = resume). */
   resumed: boolean
+  /** The sequencing request that ran, when one did: usually the navigation request's own, but
+   * an exit or post-condition rule of the activity being left can replace it (`retry`,
+   * `continue`, `exit`…). Useful in logs: "choice of X delivered Y through a retry". */
+  sequencing?: SequencingRequestType
   /** True when the sequencing session ended (exit/suspend of the course, flow past the end). */
   sessionEnded: boolean
   /**
@@ -69,7 +75,7 @@ export function processNavigationRequest(
   )
     recordResults(ctx, ctx.state.current, opts.results)
   // A refused request changes nothing but the results just recorded.
-  const before = opts.results ? structuredClone({ s: ctx.state, g: ctx.globals }) : null
+  const before = opts.results ? { s: cloneState(ctx.state), g: cloneGlobals(ctx.globals) } : null
   const refused = (exception: string): NavigationOutcome => ({
     state: before?.s ?? state,
     globals: before?.g ?? opts.globals ?? {},
@@ -98,12 +104,13 @@ export function processNavigationRequest(
     resumed: false,
     sessionEnded: false,
     attemptEnded: false,
-    ...(sequencing ? sequenceAndDeliver(ctx, sequencing, request.target) : {}),
+    ...(sequencing ? { sequencing, ...sequenceAndDeliver(ctx, sequencing, request.target) } : {}),
   }
 }
 
-/** OP.1 steps 3–4: the sequencing request, then the delivery of what it identified. */
-function sequenceAndDeliver(
+/** OP.1 steps 3–4: the sequencing request, then the delivery of what it identified. Mutates
+ * `ctx`; request-valid.ts runs it on forks of one terminated context. */
+export function sequenceAndDeliver(
   ctx: SequencingContext,
   sequencing: SequencingRequestType,
   target: string | undefined,

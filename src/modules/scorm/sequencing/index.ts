@@ -7,11 +7,14 @@ export {
   processNavigationRequest,
   reportScoResults,
 } from './engine.ts'
+export { type LaunchObjective, launchObjectives } from './launch-objectives.ts'
 export type {
   NavigationRequest,
   NavigationRequestType,
 } from './navigation/navigation-request.ts'
+export type { SequencingRequestType } from './navigation/termination-request.ts'
 export {
+  isNavigationRequestValid,
   navigationRequestValidity,
   parseNavigationRequest,
   type RequestValidity,
@@ -24,3 +27,4 @@ export { type ContextOptions, createTrackingState } from './state/sequencing-con
 export type * from './state/tracking-state.types.ts'
 export type * from './tree/activity-tree.types.ts'
 export { buildActivityTree } from './tree/build-activity-tree.ts'
+export { type ControlState, type TocEntry, type UiState, uiState } from './ui-state.ts'

@@ -132,13 +132,18 @@ function pathProblem(
   return acrossTree(ctx, current, target, ancestor)
 }
 
-/** Case 8: the target lies below the Current Activity (or no activity is current). */
+/**
+ * Case 8: the target lies below the Current Activity (or no activity is current). Here and in
+ * case 10 the traversal check (stopForwardTraversal) covers the clusters passed on the way to
+ * the target, not the target itself: its own rule stops flows out of it, and ADL's LMS lets
+ * the learner choose it (CTS case CM-07e chooses a cluster whose rule always stops traversal).
+ */
 function fromAbove(ctx: SequencingContext, current: string | null, target: string): string | null {
   const path = pathToRoot(ctx, target).reverse()
   const below = current === null ? path : path.slice(path.indexOf(current) + 1)
   if (below.length === 0) return 'SB.2.9-5'
   for (const a of below) {
-    const e = choiceActivityTraversalSubprocess(ctx, a, 'forward')
+    const e = a === target ? null : choiceActivityTraversalSubprocess(ctx, a, 'forward')
     if (e) return e
     if (preventsActivation(ctx, a, target)) {
       return 'SB.2.9-6'
@@ -176,7 +181,7 @@ function acrossTree(
   const path = down.slice(down.indexOf(ancestor))
   const forward = isForward(ctx, current, target)
   for (const a of path) {
-    if (forward && a !== ancestor) {
+    if (forward && a !== ancestor && a !== target) {
       const e = choiceActivityTraversalSubprocess(ctx, a, 'forward')
       if (e) return e
     }

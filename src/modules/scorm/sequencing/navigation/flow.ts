@@ -78,6 +78,12 @@ export function flowTreeTraversalSubprocess(
   }
   if (activity === ctx.tree.root) return { next: null, direction, exception: 'SB.2.1-3' }
   if (isLeaf(ctx, activity) || !considerChildren) {
+    // SB.2.1 step 4.2.1: no walking backwards through a forwardOnly cluster (CTS CM-07e: from
+    // the first child of a cluster whose parent is forwardOnly, Previous has nowhere to go).
+    const parent = def(ctx, activity).parent
+    if (!reversed && parent !== null && def(ctx, parent).controlMode.forwardOnly) {
+      return { next: null, direction, exception: 'SB.2.1-4' }
+    }
     const list = siblings(ctx, activity)
     const i = list.indexOf(activity)
     // Reversed: a forward walk inside a forwardOnly cluster entered backwards ran off its end;

@@ -1,4 +1,5 @@
 import {
+  availableChildren,
   commonAncestor,
   def,
   pathToRoot,
@@ -71,7 +72,9 @@ export function navigationRequestProcess(
     case 'choice':
       return choiceNavigation(ctx, request.target ?? '', active)
     case 'jump':
-      if (!request.target || !ctx.tree.activities[request.target]) return { exception: 'NB.2.1-11' }
+      // The target must be in the tree as the learner has it: not left out by selection
+      // (a jump there would leave the Current Activity outside every available children list).
+      if (!request.target || !isAvailable(ctx, request.target)) return { exception: 'NB.2.1-11' }
       if (current === null) return { exception: 'NB.2.1-2' }
       return exitFirst('jump')
     case 'exit':
@@ -86,6 +89,14 @@ export function navigationRequestProcess(
       if (current === null) return { exception: 'NB.2.1-2' }
       return active ? { termination: 'abandon', sequencing: 'exit' } : { exception: 'NB.2.1-12' }
   }
+}
+
+function isAvailable(ctx: SequencingContext, id: string): boolean {
+  if (!ctx.tree.activities[id]) return false
+  return pathToRoot(ctx, id).every((a) => {
+    const parent = def(ctx, a).parent
+    return parent === null || availableChildren(ctx, parent).includes(a)
+  })
 }
 
 function choiceNavigation(

@@ -12,9 +12,13 @@ export function selectChildrenProcess(ctx: SequencingContext, id: string): void 
   const { selectionTiming, selectCount } = a.randomization
   if (selectionTiming !== 'once' || s.progress || selectCount === null) return
   if (selectCount >= a.children.length) return
+  // One draw per pick from the children not yet picked: terminates whatever the random source
+  // returns (request validity and the CTS replay use a constant one).
+  const pool = a.children.map((_, i) => i)
   const picked = new Set<number>()
   while (picked.size < selectCount) {
-    picked.add(Math.floor(ctx.random() * a.children.length) % a.children.length)
+    const k = Math.floor(ctx.random() * pool.length) % pool.length
+    picked.add(pool.splice(k, 1)[0] as number)
   }
   s.order = a.children.filter((_, i) => picked.has(i))
 }

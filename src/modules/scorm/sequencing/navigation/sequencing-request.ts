@@ -3,6 +3,7 @@
  * Resume All [SB.2.6], Exit [SB.2.11], Retry [SB.2.10], Jump [SB.2.13]; Continue, Previous and
  * Choice live in flow.ts and choice.ts.
  */
+import { globalObjectiveIds } from '../state/global-objectives.ts'
 import { isLeaf, type SequencingContext } from '../state/sequencing-context.ts'
 import { choiceSequencingRequestProcess } from './choice.ts'
 import {
@@ -56,9 +57,25 @@ export function retrySequencingRequestProcess(ctx: SequencingContext): Sequencin
   if (current === null) return { exception: 'SB.2.10-1' }
   const s = ctx.state.activities[current] ?? {}
   if (s.active || s.suspended) return { exception: 'SB.2.10-2' }
+  if (current === ctx.tree.root && !ctx.tree.objectivesGlobalToSystem) clearAttemptGlobals(ctx)
   if (isLeaf(ctx, current)) return { deliver: current }
   const flow = flowSubprocess(ctx, current, 'forward', true)
   return flow.deliverable ? { deliver: flow.activity } : { exception: 'SB.2.10-3' }
+}
+
+/**
+ * A retry of the root begins a new attempt on the course. With objectivesGlobalToSystem false
+ * the global objectives are shared only within one attempt on the activity tree, so they start
+ * unknown again. ADL's reference LMS does the
+ * same (it clears the course-scoped objectives when the root is retried), and CTS case RU-13d
+ * depends on it: after the retry its cluster's skip rule sees an unknown objective.
+ */
+function clearAttemptGlobals(ctx: SequencingContext): void {
+  for (const id of globalObjectiveIds(ctx.tree)) {
+    if (ctx.globals[id] === undefined) continue
+    delete ctx.globals[id]
+    ctx.changedGlobals.add(id)
+  }
 }
 
 /** Jump Sequencing Request Process [SB.2.13, 4th Edition]: delivers the target as it is. */

@@ -1,4 +1,4 @@
-import { isLeaf, pathToRoot, type SequencingContext } from '../state/sequencing-context.ts'
+import { def, isLeaf, pathToRoot, type SequencingContext } from '../state/sequencing-context.ts'
 import type { ObjectiveMapDef } from '../tree/activity-tree.types.ts'
 import { completionMeasureRollupProcess, measureRollupProcess } from './measure-rollup.ts'
 import { activityProgressRollupProcess, objectiveRollupProcess } from './objective-rollup.ts'
@@ -10,6 +10,10 @@ import { activityProgressRollupProcess, objectiveRollupProcess } from './objecti
  */
 export function overallRollupProcess(ctx: SequencingContext, id: string): void {
   for (const a of pathToRoot(ctx, id)) {
+    // An untracked activity keeps no tracking information to roll up (deliveryControls
+    // tracked="false"); without this its threshold would judge, and write through its maps, a
+    // progress measure it only reads (CTS case CO-10).
+    if (!def(ctx, a).deliveryControls.tracked) continue
     if (!isLeaf(ctx, a)) {
       measureRollupProcess(ctx, a)
       completionMeasureRollupProcess(ctx, a)
@@ -30,6 +34,7 @@ const READS: (keyof ObjectiveMapDef)[] = [
  * Rolls up every activity that reads a global objective written since the last call, so a
  * cluster whose children read shared objectives shows their status before it is ever attempted
  * (ADL's CTS case OB-04 skips such a cluster as completed). Repeats while rollup writes more.
+ * A reading leaf rolls up from its parent.
  */
 export function rollupGlobalObjectiveReaders(ctx: SequencingContext): void {
   for (let round = 0; ctx.changedGlobals.size > 0 && round < 10; round++) {
@@ -39,7 +44,11 @@ export function rollupGlobalObjectiveReaders(ctx: SequencingContext): void {
       const reads = a.objectives.some((o) =>
         o.maps.some((m) => changed.has(m.target) && READS.some((r) => m[r])),
       )
-      if (reads) overallRollupProcess(ctx, a.id)
+      if (!reads) continue
+      // A leaf's own status is what its content reported: it is not rolled up again from what
+      // it reads, which would write its own threshold's verdict over the writer's (CTS CO-10).
+      const from = isLeaf(ctx, a.id) ? a.parent : a.id
+      if (from !== null) overallRollupProcess(ctx, from)
     }
   }
 }

@@ -68,13 +68,20 @@ function satisfiedByMeasure(
   return measure >= objective.minNormalizedMeasure
 }
 
+/** -0 (a SCO's Number("-0"), or a rollup's product) as 0: stored JSON has no -0, and a state
+ * read back from storage must behave and compare as the one that was stored. */
+function plain<T>(value: T): T {
+  return (Object.is(value, -0) ? 0 : value) as T
+}
+
 export function writeObjective<F extends keyof ObjectiveState>(
   ctx: SequencingContext,
   id: string,
   objective: ObjectiveDef,
   field: F,
-  value: ObjectiveState[F] | undefined,
+  raw: ObjectiveState[F] | undefined,
 ): void {
+  const value = plain(raw)
   const o = local(ctx, id, objective.id)
   if (value === undefined) delete o[field]
   else o[field] = value
@@ -133,11 +140,17 @@ export function setCompleted(ctx: SequencingContext, id: string, v: boolean | un
   writeGlobal(ctx, primaryObjective(ctx, id), 'completed', v)
 }
 
-export function setAmount(ctx: SequencingContext, id: string, v: number | undefined): void {
+export function setAmount(ctx: SequencingContext, id: string, raw: number | undefined): void {
+  const v = plain(raw)
   const s = st(ctx, id)
   if (v === undefined) delete s.amount
   else s.amount = v
   writeGlobal(ctx, primaryObjective(ctx, id), 'progress', v)
+  // Completed by measure: the completion status follows the amount, on to the write maps too
+  // (CTS case CO-10 reads it through a global objective in the next activity).
+  const threshold = def(ctx, id).completionThreshold
+  if (threshold.completedByMeasure && v !== undefined)
+    setCompleted(ctx, id, v >= threshold.minProgressMeasure)
 }
 
 /** Whether `child`'s information counts for its parent's current attempt: with

@@ -15,6 +15,8 @@ import {
   buildActivityTree,
   createTrackingState,
   type GlobalObjectiveMap,
+  isNavigationRequestValid,
+  launchObjectives,
   type NavigationOutcome,
   type NavigationRequest,
   processNavigationRequest,
@@ -22,10 +24,13 @@ import {
   requestAfterTerminate,
   type ScoResults,
   type TrackingState,
+  uiState,
 } from '../../../../../src/modules/scorm/sequencing/index.ts'
 import { type ManifestItem, readManifestItems } from '../../cts/manifest-items.ts'
-import { type PlayedSco, playSco } from './play-sco.ts'
+import { CheckTally } from './check-tally.ts'
+import { type PlayedSco, playSco, type SeqLaunch } from './play-sco.ts'
 import type { SeqCase, SeqEvent } from './seq-case.types.ts'
+import { judgeUiCheck, type UiCheck } from './ui-checks.ts'
 
 export const CTS_DIR = join(
   import.meta.dirname,
@@ -40,12 +45,15 @@ interface Course {
   items: Map<string, ManifestItem>
   /** Global objectives of this course when it opts out of system-wide ones. */
   ownGlobals: GlobalObjectiveMap | null
+  /** Per item: the run-time data its last session leaves for a resumed launch. */
+  carry: Map<string, Record<string, string>>
 }
 
 export interface CaseOutcome {
   id: string
   passed: boolean
   detail: string
+  tally: CheckTally
 }
 
 /** System-wide global objectives of the one CTS learner, shared by cases run in id order. */
@@ -72,6 +80,7 @@ function loadCourse(c: SeqCase, packageId: string): Course {
     state: createTrackingState(),
     items: readManifestItems(path),
     ownGlobals: tree.objectivesGlobalToSystem ? null : {},
+    carry: new Map(),
   }
 }
 
@@ -87,6 +96,7 @@ class CaseRun {
 
   readonly c: SeqCase
   readonly learner: LearnerGlobals
+  readonly tally = new CheckTally()
 
   constructor(c: SeqCase, learner: LearnerGlobals) {
     this.c = c
@@ -172,6 +182,36 @@ class CaseRun {
     this.navigate(request, results)
   }
 
+  globals(): GlobalObjectiveMap {
+    return this.course.ownGlobals ?? this.learner.map
+  }
+
+  /** What the engine hands the run-time for the delivered activity. */
+  seqLaunch(activity: string): SeqLaunch {
+    const course = this.course
+    const globals = () => this.globals()
+    return {
+      objectives: launchObjectives(course.tree, course.state, activity, { globals: globals() }),
+      navigation: {
+        requestValid: (type, target) => {
+          const request = target === undefined ? { type } : { type, target: target.trim() }
+          const ok = isNavigationRequestValid(course.tree, course.state, request, {
+            globals: globals(),
+          })
+          return ok ? 'true' : 'false'
+        },
+      },
+    }
+  }
+
+  /** The delivery's UI questions, answered from the engine's UI state now. */
+  checkUi(checks: UiCheck[] | undefined): void {
+    if (!checks || checks.length === 0) return
+    const ui = uiState(this.course.tree, this.course.state, { globals: this.globals() })
+    for (const check of checks) this.tally.record('uiCheck', judgeUiCheck(ui, check))
+    if (TRACE) console.log('  ui', JSON.stringify({ ...ui, validity: undefined }))
+  }
+
   launch(packageId: string, firstIsChoice: boolean): void {
     const course = this.open(packageId)
     if (firstIsChoice) return
@@ -210,7 +250,8 @@ function toRequest(p: { request: string; target?: string }): NavigationRequest {
   return { type: p.request as NavigationRequest['type'] }
 }
 
-function runEvents(run: CaseRun, events: SeqEvent[]): string | null {
+/** Runs events in order; an `expect` is graded into the tally, a failed one ends the case. */
+function runEvents(run: CaseRun, events: SeqEvent[], checks?: UiCheck[]): string | null {
   for (const [i, e] of events.entries()) {
     switch (e.type) {
       case 'terminate':
@@ -228,47 +269,80 @@ function runEvents(run: CaseRun, events: SeqEvent[]): string | null {
       case 'launch':
         run.launch(e.package ?? run.c.id, events[i + 1]?.type === 'navigate')
         break
-      case 'expect':
-        if (
-          (e.what === 'sessionEnds' || e.what === 'learnerAttemptEnds') &&
-          run.course.state.current !== null
-        )
-          return `expected the session to end, current is ${run.course.state.current}`
+      case 'expect': {
+        const problem = judgeExpect(run, e.what ?? '')
+        run.tally.record('sessionEnd', problem)
+        if (problem) return problem
         break
+      }
       case 'uiChecks':
-        // Questions for a human tester; nothing to drive.
+        // SX-09 asks its question after Terminate, while the SCO is still shown.
+        run.checkUi(checks)
         break
     }
   }
   return null
 }
 
-/** Plays the whole case; the first mismatch ends it. */
+function judgeExpect(run: CaseRun, what: string): string | null {
+  const { current, activities } = run.course.state
+  switch (what) {
+    case 'sessionEnds':
+    case 'learnerAttemptEnds':
+      return current === null ? null : `expected the session to end, current is ${current}`
+    case 'contentRemovedSessionActive':
+      // After abandon the activity is no longer active, yet the session goes on.
+      return current !== null && activities[current]?.active !== true
+        ? null
+        : `expected content removed with the session active (current ${current})`
+    case 'scoRemoved':
+      return run.scoDone ? null : 'expected the SCO to be taken away'
+    default:
+      return `unknown expectation ${what}`
+  }
+}
+
+/** Plays the whole case, grading every check into the run's tally; a wrong delivery ends it. */
 export function driveCase(c: SeqCase, learner: LearnerGlobals): CaseOutcome {
   const run = new CaseRun(c, learner)
-  const fail = (detail: string): CaseOutcome => ({ id: c.id, passed: false, detail })
-  const startProblem = runEvents(run, c.start.actions)
-  if (startProblem) return fail(`start: ${startProblem}`)
+  const outcome = (): CaseOutcome => ({
+    id: c.id,
+    passed: run.tally.failures.length === 0,
+    detail: run.tally.failures.join('; '),
+    tally: run.tally,
+  })
+  if (runEvents(run, c.start.actions)) return outcome()
   let seen = 0
   for (const d of c.deliveries) {
     const ids = d.items.map((i) => i.identifier)
     if (run.count === seen || run.delivered === null || !ids.includes(run.delivered)) {
       const got = run.count === seen ? 'nothing' : run.delivered
-      return fail(`${d.key}: expected ${ids.join('|')}, delivered ${got}`)
+      run.tally.record('delivery', `${d.key}: expected ${ids.join('|')}, delivered ${got}`)
+      return outcome()
     }
+    run.tally.record('delivery', null)
     seen = run.count
-    const item = run.course.items.get(run.delivered)
-    run.sco = playSco(item, d.steps, run.resumed)
+    const { course, delivered } = run
+    if (d.uiChecksAt !== 'afterTerminate') run.checkUi(d.uiChecks)
+    const carry = course.carry.get(delivered)
+    const launch = { ...run.seqLaunch(delivered), ...(carry ? { carry } : {}) }
+    const sco = playSco(course.items.get(delivered), d.steps, run.resumed, launch, run.tally)
+    run.sco = sco
     run.scoDone = false
-    const problem = runEvents(run, d.afterSteps)
-    if (problem) return fail(`${d.key}: ${problem}`)
+    const stop = runEvents(run, d.afterSteps, d.uiChecks)
+    const next = sco.carry()
+    if (next) course.carry.set(delivered, next)
+    else course.carry.delete(delivered)
+    if (stop) return outcome()
     if (!run.scoDone) run.terminate(null)
-    if (d.next === null && run.count > seen) {
-      return fail(`${d.key}: expected nothing further, delivered ${run.delivered}`)
+    if (d.next === null) {
+      const further = run.count > seen ? `delivered ${run.delivered}` : null
+      run.tally.record('sessionEnd', further && `${d.key}: expected nothing further, ${further}`)
     }
   }
-  if (c.finalCheck && run.course.state.current !== null) {
-    return fail(`the sequencing session did not end (current ${run.course.state.current})`)
+  if (c.finalCheck) {
+    const { current } = run.course.state
+    run.tally.record('sessionEnd', current === null ? null : `session did not end (${current})`)
   }
-  return { id: c.id, passed: true, detail: '' }
+  return outcome()
 }

@@ -5,48 +5,105 @@
 import {
   type Api2004,
   createRuntime,
+  endSession,
   evaluateCompletionStatus,
   evaluateSuccessStatus,
   type LaunchData,
+  type NavigationProvider,
 } from '../../../../../src/modules/scorm/data-model/index.ts'
 import type {
+  LaunchObjective,
   ObjectiveResult,
   ScoResults,
 } from '../../../../../src/modules/scorm/sequencing/index.ts'
 import type { Step } from '../../cts/case-types.ts'
 import type { ManifestItem } from '../../cts/manifest-items.ts'
+import type { CheckTally } from './check-tally.ts'
+import { gradeSeqStep, seqStepKind } from './grade-step.ts'
 
 export interface PlayedSco {
   api: Api2004
   /** The values the SCO has set so far, turned into ScoResults. */
   results(): ScoResults
+  /** What the next launch of this activity resumes from (endSession's carry-over), or null when
+   * the session did not end suspended. */
+  carry(): Record<string, string> | null
 }
 
-export function playSco(item: ManifestItem | undefined, steps: Step[], resume: boolean): PlayedSco {
-  const initial: LaunchData = {
-    learnerId: 'cts-learner-2',
-    learnerName: 'Learner, Two',
-    entry: resume ? 'resume' : 'ab-initio',
-    ...(item?.completionThreshold ? { completionThreshold: item.completionThreshold } : {}),
-    ...(item?.scaledPassingScore ? { scaledPassingScore: item.scaledPassingScore } : {}),
-    objectives: (item?.objectives ?? []).map((o) => ({ id: o.id })),
-  }
-  const rt = createRuntime({ version: '2004', initial, onCommit: () => true })
+/** What the engine hands the run-time at launch, and the suspended session's data when the
+ * activity's last session ended suspended (the engine's objective values are laid over it). The
+ * run-time data resumes even where the sequencer keeps no state (tracked="false", OB-14b). */
+export interface SeqLaunch {
+  objectives: LaunchObjective[]
+  navigation: NavigationProvider
+  carry?: Record<string, string>
+}
+
+/** Runs the delivery's steps; the ones only a sequencer can answer are graded into `tally`. */
+export function playSco(
+  item: ManifestItem | undefined,
+  steps: Step[],
+  resume: boolean,
+  launch: SeqLaunch,
+  tally: CheckTally,
+): PlayedSco {
+  const rt = createRuntime({
+    version: '2004',
+    initial: launchData(item, resume, launch),
+    navigation: launch.navigation,
+    onCommit: () => true,
+  })
   const api = rt.api
   const set = new Map<string, string>()
   for (const step of steps) {
     let element = step.element ?? ''
     if (step.indexLookup) {
       const index = lookupIndex(api, step.indexLookup)
-      if (index === undefined) continue
+      if (index === undefined) {
+        if (item?.mappedObjectives.has(step.indexLookup.id))
+          tally.record('globalRead', `${step.key}: no cmi.objectives entry ${step.indexLookup.id}`)
+        continue
+      }
       element = element.replace(step.indexLookup.placeholder, String(index))
     }
+    const kind = seqStepKind(api, step, element, item)
     if (step.method === 'Initialize') api.Initialize('')
     else if (step.method === 'Commit') api.Commit('')
     else if (step.method === 'SetValue' && api.SetValue(element, step.value ?? '') === 'true')
       set.set(element, step.value ?? '')
+    else if (kind) {
+      const actual = api.GetValue(element)
+      tally.record(kind, gradeSeqStep(step, element, actual, api.GetLastError()))
+    }
   }
-  return { api, results: () => toResults(api, set) }
+  return {
+    api,
+    results: () => toResults(api, set),
+    carry: () => {
+      const end = endSession('2004', rt.state())
+      return end.suspended ? end.carry : null
+    },
+  }
+}
+
+function launchData(
+  item: ManifestItem | undefined,
+  resume: boolean,
+  launch: SeqLaunch,
+): LaunchData {
+  const fromEngine = new Map(launch.objectives.map((o) => [o.id, o.values]))
+  return {
+    learnerId: 'cts-learner-2',
+    learnerName: 'Learner, Two',
+    entry: resume || launch.carry ? 'resume' : 'ab-initio',
+    ...(item?.completionThreshold ? { completionThreshold: item.completionThreshold } : {}),
+    ...(item?.scaledPassingScore ? { scaledPassingScore: item.scaledPassingScore } : {}),
+    ...(launch.carry ? { values: launch.carry } : {}),
+    objectives: (item?.objectives ?? []).map((o) => {
+      const values = fromEngine.get(o.id)
+      return values && Object.keys(values).length > 0 ? { id: o.id, values } : { id: o.id }
+    }),
+  }
 }
 
 function lookupIndex(api: Api2004, lookup: NonNullable<Step['indexLookup']>): number | undefined {

@@ -17,6 +17,8 @@ export interface SeqDelivery {
   package: string | null
   items: Array<{ identifier: string }>
   steps: Step[]
+  uiChecksAt?: 'beforeSteps' | 'afterTerminate'
+  uiChecks?: Array<{ question: string; subject: string | null; expected: boolean }>
   afterSteps: SeqEvent[]
   instruction: { actions?: SeqEvent[] } | null
   next: { items: string[]; package: string | null } | null
