@@ -108,15 +108,21 @@ export function processNavigationRequest(
   }
 }
 
-/** OP.1 steps 3–4: the sequencing request, then the delivery of what it identified. Mutates
- * `ctx`; request-valid.ts runs it on forks of one terminated context. */
+/**
+ * OP.1 steps 3–4: the sequencing request, then the delivery of what it identified. Mutates
+ * `ctx`. `dryRun` (request validity) stops before the Content Delivery Environment Process,
+ * whose only refusal (DB.2-1, the activity is already being shown) it checks instead, and
+ * leaves an ending session as it is.
+ */
 export function sequenceAndDeliver(
   ctx: SequencingContext,
   sequencing: SequencingRequestType,
   target: string | undefined,
+  dryRun = false,
 ): Partial<NavigationOutcome> {
   const seq = sequencingRequestProcess(ctx, sequencing, target)
   if (seq.endSession) {
+    if (dryRun) return { sessionEnded: true }
     endSession(ctx)
     const suspended =
       ctx.state.suspended !== null || ctx.state.activities[ctx.tree.root]?.suspended === true
@@ -126,6 +132,11 @@ export function sequenceAndDeliver(
   const refusedDelivery = deliveryRequestProcess(ctx, seq.deliver)
   if (refusedDelivery) return { exception: refusedDelivery }
   const resumed = ctx.state.activities[seq.deliver]?.suspended === true
+  if (dryRun) {
+    const { current } = ctx.state
+    const showing = current === seq.deliver && ctx.state.activities[current]?.active === true
+    return showing ? { exception: 'DB.2-1' } : { deliver: seq.deliver, resumed }
+  }
   const problem = contentDeliveryEnvironmentProcess(ctx, seq.deliver)
   if (problem) return { exception: problem }
   return { deliver: seq.deliver, resumed }

@@ -76,6 +76,24 @@ export function isNavigationRequestValid(
   return validityChecker(tree, state, opts)(request)
 }
 
+/**
+ * Whether a sequencing request only reads the context, so it can run on the shared one without
+ * a copy: a choice of a leaf (SB.2.9 ends attempts only when a chosen cluster has nothing to
+ * deliver) and a jump (SB.2.13 delivers its target as it is), inside a session (outside one,
+ * selection and randomization write). The property test compares every answer with the
+ * request itself.
+ */
+function readOnly(
+  tree: ActivityTree,
+  ctx: SequencingContext,
+  sequencing: SequencingRequestType,
+  target: string | undefined,
+): boolean {
+  if (ctx.state.current === null || target === undefined) return false
+  if (sequencing === 'jump') return true
+  return sequencing === 'choice' && tree.activities[target]?.children.length === 0
+}
+
 /** Answers requests on one state; the shared Exit termination runs at most once. */
 function validityChecker(
   tree: ActivityTree,
@@ -106,9 +124,9 @@ function validityChecker(
       from = t.ctx
       sequencing = t.override ?? sequencing
     }
-    const ctx = forkContext(from)
+    const ctx = readOnly(tree, from, sequencing, request.target) ? from : forkContext(from)
     if (ctx.state.current === null) selectAndRandomizeTree(ctx)
-    const out = sequenceAndDeliver(ctx, sequencing, request.target)
+    const out = sequenceAndDeliver(ctx, sequencing, request.target, true)
     return (
       typeof out.deliver === 'string' || (request.type === 'continue' && out.sessionEnded === true)
     )

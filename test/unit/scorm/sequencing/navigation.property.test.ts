@@ -130,6 +130,6 @@ test('random requests on random trees: no throw, nothing forbidden, state resume
         assert.deepEqual(roundTrip(tree), treeBefore, 'the engine changed the tree')
       },
     ),
-    { numRuns: 2500 },
+    { numRuns: 1500 },
   )
 })

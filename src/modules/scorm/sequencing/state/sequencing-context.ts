@@ -134,10 +134,22 @@ export function preorder(ctx: SequencingContext): string[] {
   return out
 }
 
-/** True when `b` comes after `a` in a preorder traversal of the tree. */
+/** True when `b` comes after `a` in a preorder traversal of the tree (over the available
+ * children). Walks the two paths to the root, not the tree: choice asks this once per target,
+ * and request validity asks it for every activity. */
 export function isForward(ctx: SequencingContext, a: string, b: string): boolean {
-  const order = preorder(ctx)
-  return order.indexOf(b) > order.indexOf(a)
+  if (a === b) return false
+  const up = pathToRoot(ctx, a)
+  const down = pathToRoot(ctx, b)
+  if (down.includes(a)) return true // b lies inside a
+  if (up.includes(b)) return false // a lies inside b
+  const ofA = new Set(up)
+  const i = down.findIndex((x) => ofA.has(x))
+  const ancestor = down[i] as string
+  const siblings = availableChildren(ctx, ancestor)
+  const fromA = up[up.indexOf(ancestor) - 1] as string
+  const fromB = down[i - 1] as string
+  return siblings.indexOf(fromB) > siblings.indexOf(fromA)
 }
 
 export function isActive(ctx: SequencingContext, id: string): boolean {
