@@ -62,7 +62,8 @@ test('bad configuration stops start-up with a message naming the variable', asyn
   )
 })
 
-async function waitFor(url: string, deadline = Date.now() + 20_000): Promise<Response> {
+// Generous: a first start on PostgreSQL runs every migration, which takes seconds on a busy machine.
+async function waitFor(url: string, deadline = Date.now() + 90_000): Promise<Response> {
   for (;;) {
     try {
       return await fetch(url)
