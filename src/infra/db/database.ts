@@ -39,6 +39,9 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): Db
     // An idle connection closed by the server (restart, failover, admin) must not crash the
     // process: the pool drops it and the next query opens a new one.
     pool.on('error', () => {})
+    // The same for a connection in use (the pool listens only while it is idle): its query fails
+    // and is answered as a database error; the pool discards the connection when it comes back.
+    pool.on('connect', (client) => client.on('error', () => {}))
     const kysely = new Kysely<Database>({
       dialect: new PostgresDialect({ pool: translatingPool(pool) }),
     })
