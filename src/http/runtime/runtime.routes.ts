@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../context.ts'
-import { AppError } from '../../shared/app-error.ts'
+import type { CommitOutcome, Metrics } from '../../infra/metrics/index.ts'
+import { AppError, isAppError } from '../../shared/app-error.ts'
 
 function bearer(request: FastifyRequest, body: unknown): string | undefined {
   const header = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1]
@@ -14,6 +15,24 @@ function objectBody(body: unknown): Record<string, unknown> {
     throw new AppError('invalid_request', 'Send a JSON object')
   }
   return body as Record<string, unknown>
+}
+
+function commitOutcomeOf(err: unknown): CommitOutcome {
+  if (!isAppError(err) || err.status >= 500) return 'error'
+  return err.status === 409 ? 'conflict' : 'refused'
+}
+
+/** Counts a commit by its outcome (an answer with `applied: false` is a duplicate). */
+async function counted<T>(metrics: Metrics, commit: () => Promise<T>): Promise<T> {
+  try {
+    const answer = await commit()
+    const applied = (answer as { applied?: unknown } | null)?.applied !== false
+    metrics.runtimeCommit(applied ? 'applied' : 'duplicate')
+    return answer
+  } catch (err) {
+    metrics.runtimeCommit(commitOutcomeOf(err))
+    throw err
+  }
 }
 
 /**
@@ -70,9 +89,10 @@ export async function runtimeRoutes(
   app.post<{ Params: { sessionId: string } }>(
     '/runtime/sessions/:sessionId/commits',
     options,
-    async (request) => {
-      const body = objectBody(request.body)
-      return runtime.commit(request.params.sessionId, bearer(request, body), body, request.host)
-    },
+    async (request) =>
+      counted(ctx.metrics, async () => {
+        const body = objectBody(request.body)
+        return runtime.commit(request.params.sessionId, bearer(request, body), body, request.host)
+      }),
   )
 }

@@ -4,9 +4,11 @@
  */
 import type { Executor } from '../../infra/db/schema.ts'
 import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
+import { findVersion } from '../packages/package.repository.ts'
 import type { StoredManifest } from '../packages/package-ingest.ts'
+import { readGlobals, sequencingOf, storedState } from '../runtime/attempt-sequencing.ts'
 import { createTrackingState, type GlobalObjective, uiState } from '../scorm/sequencing/index.ts'
-import { readGlobals, sequencingOf, storedState } from './session-sequencing.ts'
+import type { TenantScope } from '../tenants/tenant-scope.ts'
 
 type Status<T extends string> = T | 'unknown'
 
@@ -60,14 +62,11 @@ function globalView(id: string, g: GlobalObjective): GlobalObjectiveView {
 /** The attempt's sequencing, or undefined for content the engine does not sequence. */
 export async function sequencingView(
   db: Executor,
+  scope: TenantScope,
   session: SessionsTable,
 ): Promise<SequencingView | undefined> {
   if (session.scorm_version !== '2004') return undefined
-  const row = await db
-    .selectFrom('package_versions')
-    .select('manifest')
-    .where('id', '=', session.version_id)
-    .executeTakeFirst()
+  const row = await findVersion(db, scope, session.package_id, session.version_id)
   if (!row) return undefined
   const manifest = JSON.parse(row.manifest) as StoredManifest
   const seq = sequencingOf(session.version_id, '2004', manifest)

@@ -1,11 +1,8 @@
 import type { Executor } from '../../infra/db/schema.ts'
 import type { ScoStatesTable, SessionsTable } from '../../infra/db/tables/sessions.ts'
 import { recordAuditEvent } from '../events/audit-event.repository.ts'
+import { findVersion } from '../packages/package.repository.ts'
 import type { StoredManifest } from '../packages/package-ingest.ts'
-import type { ScoResults } from '../scorm/sequencing/index.ts'
-import { courseItems, trackedItems } from './course-items.ts'
-import { sessionEventData } from './session.mapper.ts'
-import * as repo from './session.repository.ts'
 import {
   readGlobals,
   rollupInput,
@@ -13,7 +10,12 @@ import {
   saveTrackingState,
   sequencingOf,
   writeGlobals,
-} from './session-sequencing.ts'
+} from '../runtime/attempt-sequencing.ts'
+import { findScoStates } from '../runtime/runtime.repository.ts'
+import type { ScoResults } from '../scorm/sequencing/index.ts'
+import { courseItems, trackedItems } from './course-items.ts'
+import { scopeOfSession, sessionEventData } from './session.mapper.ts'
+import * as repo from './session.repository.ts'
 import {
   type Completion,
   isFinished,
@@ -85,7 +87,7 @@ export async function updateSessionProgress(
     sequencing?: SequencingInput | null
   },
 ): Promise<SessionsTable> {
-  const scos = input.scos ?? (await repo.findScoStates(trx, session.id))
+  const scos = input.scos ?? (await findScoStates(trx, scopeOfSession(session), session.id))
   const statuses = scos.map(statusOfRow)
   let sequencingState = session.sequencing_state ?? null
   let r: SessionRollup
@@ -121,7 +123,28 @@ export async function updateSessionProgress(
       time_spent_seconds: Number(session.time_spent_seconds) + input.ended.seconds,
     }),
   }
-  const scope = { tenantId: session.tenant_id, mode: session.mode }
+  await recordSessionEvents(trx, session, next, { ...input, reachedCompletion, r })
+  await repo.saveSessionProgress(trx, scopeOfSession(session), next)
+  return next
+}
+
+/**
+ * The events `updateSessionProgress` describes, each written once (its `*_event_at` column,
+ * set on `next`, is the proof), carrying the session as just computed.
+ */
+async function recordSessionEvents(
+  trx: Executor,
+  session: SessionsTable,
+  next: SessionsTable,
+  input: {
+    at: string
+    ended?: { suspended: boolean }
+    reachedCompletion: boolean
+    r: SessionRollup
+  },
+): Promise<void> {
+  const { reachedCompletion, r } = input
+  const scope = scopeOfSession(session)
   const event = async (type: string) =>
     recordAuditEvent(trx, scope, {
       type,
@@ -140,8 +163,6 @@ export async function updateSessionProgress(
     await event('session.failed')
   }
   if (input.ended?.suspended && !reachedCompletion) await event('session.suspended')
-  await repo.saveSessionProgress(trx, next)
-  return next
 }
 
 /** What a SCORM 2004 progress update gives the engine. */
@@ -191,7 +212,7 @@ async function engineStatus(
   const r = sessionStatus('2004', input.itemCount, statuses, { ...base, tree: seq.tree, globals })
   if (!r.engine) return { rollup: r }
   await writeGlobals(trx, session, seq, globals, r.engine.globals, input.at)
-  return { rollup: r, state: await saveTrackingState(trx, session.id, r.engine.state) }
+  return { rollup: r, state: await saveTrackingState(trx, session, r.engine.state) }
 }
 
 /**
@@ -205,13 +226,10 @@ export async function recomputedStatus(
   session: SessionsTable,
 ): Promise<SessionRollup | undefined> {
   if (!session.scorm_version) return undefined
-  const scos = await repo.findScoStates(db, session.id)
+  const scope = scopeOfSession(session)
+  const scos = await findScoStates(db, scope, session.id)
   if (scos.length === 0) return undefined
-  const version = await db
-    .selectFrom('package_versions')
-    .select('manifest')
-    .where('id', '=', session.version_id)
-    .executeTakeFirst()
+  const version = await findVersion(db, scope, session.package_id, session.version_id)
   const manifest = version ? (JSON.parse(version.manifest) as StoredManifest) : null
   const items = manifest ? trackedItems(courseItems(manifest)).length : 0
   const statuses = scos.map(statusOfRow)

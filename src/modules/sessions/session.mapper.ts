@@ -3,6 +3,7 @@ import type {
   ScoValuesTable,
   SessionsTable,
 } from '../../infra/db/tables/sessions.ts'
+import type { TenantScope } from '../tenants/tenant-scope.ts'
 import { isoFromSeconds, sessionTimeIso } from './session-time.ts'
 
 export interface Score {
@@ -116,4 +117,9 @@ export function toSessionDetail(
     })),
     cmi_data: cmiData(values, itemCount),
   }
+}
+
+/** The tenant scope a session row belongs to (for calls that found it by a signed token). */
+export function scopeOfSession(session: Pick<SessionsTable, 'tenant_id' | 'mode'>): TenantScope {
+  return { tenantId: session.tenant_id, mode: session.mode }
 }

@@ -1,16 +1,23 @@
-import { PostgresAdapter, sql } from 'kysely'
+/**
+ * The `sessions` table. Every function takes the tenant scope and filters by `tenant_id` and
+ * `mode`, so a foreign id reads and writes nothing; the one lookup by id alone, for calls whose
+ * signed token names the session, is in `session.cross-tenant.repository.ts`.
+ */
 import { preparedQuery } from '../../infra/db/prepared-query.ts'
 import type { Executor } from '../../infra/db/schema.ts'
-import type {
-  ScoDeliveriesTable,
-  ScoStatesTable,
-  ScoValuesTable,
-  SessionsTable,
-} from '../../infra/db/tables/sessions.ts'
+import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 
-export async function insertSession(db: Executor, row: SessionsTable): Promise<void> {
-  await db.insertInto('sessions').values(row).execute()
+/** Inserts a session; its tenant and mode are the scope's, whatever `row` says. */
+export async function insertSession(
+  db: Executor,
+  scope: TenantScope,
+  row: SessionsTable,
+): Promise<void> {
+  await db
+    .insertInto('sessions')
+    .values({ ...row, tenant_id: scope.tenantId, mode: scope.mode })
+    .execute()
 }
 
 export async function findSession(
@@ -25,18 +32,6 @@ export async function findSession(
     .where('mode', '=', scope.mode)
     .where('id', '=', id)
     .executeTakeFirst()
-}
-
-/** For runtime calls, whose signed token already names the session (and so its tenant). */
-const sessionById = preparedQuery((db, p: { id: string }) =>
-  db.selectFrom('sessions').selectAll().where('id', '=', p.id),
-)
-
-export async function findSessionForRuntime(
-  db: Executor,
-  id: string,
-): Promise<SessionsTable | undefined> {
-  return sessionById.first(db, { id })
 }
 
 export async function findOpenSession(
@@ -58,114 +53,57 @@ export async function findOpenSession(
   return query.executeTakeFirst()
 }
 
+/**
+ * The learner's highest attempt number for the package (0 before the first). One seek on
+ * `sessions_learner_attempt` (migration 0018), not an aggregate over the package's sessions: a
+ * launch's write transaction must not slow down as the package gathers learners (issue 15).
+ */
 export async function latestAttemptNumber(
   db: Executor,
   scope: TenantScope,
   packageId: string,
   learnerId: string,
 ): Promise<number> {
-  const row = await db
+  const row = await latestAttemptQuery(db, scope, packageId, learnerId).executeTakeFirst()
+  return Number(row?.attempt_number ?? 0)
+}
+
+/** The query of `latestAttemptNumber`, exported for the test that reads its plan. */
+export function latestAttemptQuery(
+  db: Executor,
+  scope: TenantScope,
+  packageId: string,
+  learnerId: string,
+) {
+  return db
     .selectFrom('sessions')
-    .select((eb) => eb.fn.max('attempt_number').as('n'))
+    .select('attempt_number')
     .where('tenant_id', '=', scope.tenantId)
     .where('mode', '=', scope.mode)
     .where('package_id', '=', packageId)
     .where('learner_id', '=', learnerId)
-    .executeTakeFirst()
-  return Number(row?.n ?? 0)
+    .orderBy('attempt_number', 'desc')
+    .limit(1)
 }
 
 export async function updateSession(
   db: Executor,
+  scope: TenantScope,
   id: string,
   changes: Partial<Omit<SessionsTable, 'id' | 'tenant_id' | 'mode'>>,
 ): Promise<void> {
-  await db.updateTable('sessions').set(changes).where('id', '=', id).execute()
-}
-
-const scoStatesOfSession = preparedQuery((db, p: { sessionId: string }) =>
-  db.selectFrom('sco_states').selectAll().where('session_id', '=', p.sessionId),
-)
-
-export async function findScoStates(db: Executor, sessionId: string): Promise<ScoStatesTable[]> {
-  return scoStatesOfSession.all(db, { sessionId })
-}
-
-export async function upsertScoState(db: Executor, row: ScoStatesTable): Promise<void> {
-  const { session_id, item_id, tenant_id, mode, ...changes } = row
   await db
-    .insertInto('sco_states')
-    .values(row)
-    .onConflict((oc) => oc.columns(['session_id', 'item_id']).doUpdateSet(changes))
+    .updateTable('sessions')
+    .set(changes)
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('id', '=', id)
     .execute()
 }
 
-/** A SCO row's columns as the runtime writes them (everything but its keys). */
-function scoStateColumns(p: ScoStatesTable) {
-  return {
-    carry: p.carry,
-    completion_status: p.completion_status,
-    success_status: p.success_status,
-    score_scaled: p.score_scaled,
-    score_raw: p.score_raw,
-    score_min: p.score_min,
-    score_max: p.score_max,
-    progress_measure: p.progress_measure,
-    total_time: p.total_time,
-    suspended: p.suspended,
-    launched: p.launched,
-    delivery_id: p.delivery_id,
-    delivery_seq: p.delivery_seq,
-    data_chars: p.data_chars,
-    updated_at: p.updated_at,
-  }
-}
+type ProgressWrite = SessionsTable & { scope_tenant: string; scope_mode: TenantScope['mode'] }
 
-const writeScoState = preparedQuery((db, p: ScoStatesTable) =>
-  db
-    .updateTable('sco_states')
-    .set(scoStateColumns(p))
-    .where('session_id', '=', p.session_id)
-    .where('item_id', '=', p.item_id),
-)
-
-/** Rewrites an existing SCO row (one fixed statement, compiled once). */
-export async function updateScoState(db: Executor, row: ScoStatesTable): Promise<void> {
-  await writeScoState.run(db, row)
-}
-
-/** Where a commit expects the SCO's open delivery to be: its id and last applied sequence. */
-export interface DeliveryPosition {
-  deliveryId: string
-  seq: number
-}
-
-const advanceScoStateQuery = preparedQuery(
-  (db, p: ScoStatesTable & { expected_delivery_id: string; expected_seq: number }) =>
-    db
-      .updateTable('sco_states')
-      .set(scoStateColumns(p))
-      .where('session_id', '=', p.session_id)
-      .where('item_id', '=', p.item_id)
-      .where('delivery_id', '=', p.expected_delivery_id)
-      .where('delivery_seq', '=', p.expected_seq),
-)
-
-/**
- * Writes a commit's SCO row only if the delivery is still open on it at the expected sequence
- * (compare-and-set): two racing commits cannot both apply, and none applies to a delivery that
- * has ended or been replaced. False when the row did not hold the delivery at that sequence.
- */
-export async function advanceScoState(
-  db: Executor,
-  row: ScoStatesTable,
-  expected: DeliveryPosition,
-): Promise<boolean> {
-  const params = { ...row, expected_delivery_id: expected.deliveryId, expected_seq: expected.seq }
-  return (await advanceScoStateQuery.run(db, params)) === 1
-}
-
-const writeProgress = preparedQuery((db, p: SessionsTable) =>
+const writeProgress = preparedQuery((db, p: ProgressWrite) =>
   db
     .updateTable('sessions')
     .set({
@@ -185,156 +123,85 @@ const writeProgress = preparedQuery((db, p: SessionsTable) =>
       completed_event_at: p.completed_event_at,
       failed_event_at: p.failed_event_at,
     })
+    .where('tenant_id', '=', p.scope_tenant)
+    .where('mode', '=', p.scope_mode)
     .where('id', '=', p.id),
 )
 
 /** Writes the runtime's columns of a session (progress, scores, time, current item). */
-export async function saveSessionProgress(db: Executor, row: SessionsTable): Promise<void> {
-  await writeProgress.run(db, row)
-}
-
-export async function insertDelivery(db: Executor, row: ScoDeliveriesTable): Promise<void> {
-  await db.insertInto('sco_deliveries').values(row).execute()
-}
-
-const deliveryOfSession = preparedQuery((db, p: { sessionId: string; id: string }) =>
-  db
-    .selectFrom('sco_deliveries')
-    .selectAll()
-    .where('session_id', '=', p.sessionId)
-    .where('id', '=', p.id),
-)
-
-export async function findDelivery(
+export async function saveSessionProgress(
   db: Executor,
+  scope: TenantScope,
+  row: SessionsTable,
+): Promise<void> {
+  await writeProgress.run(db, { ...row, scope_tenant: scope.tenantId, scope_mode: scope.mode })
+}
+
+/** Writes the attempt's sequencing tracking state (JSON) on its session row. */
+export async function saveSequencingState(
+  db: Executor,
+  scope: TenantScope,
   sessionId: string,
-  id: string,
-): Promise<ScoDeliveriesTable | undefined> {
-  return deliveryOfSession.first(db, { sessionId, id })
-}
-
-export async function openDeliveries(
-  db: Executor,
-  sessionId: string,
-): Promise<ScoDeliveriesTable[]> {
-  return db
-    .selectFrom('sco_deliveries')
-    .selectAll()
-    .where('session_id', '=', sessionId)
-    .where('ended_at', 'is', null)
-    .orderBy('created_at')
-    .execute()
-}
-
-export async function countDeliveries(
-  db: Executor,
-  sessionId: string,
-  itemId: string,
-): Promise<number> {
-  const row = await db
-    .selectFrom('sco_deliveries')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('session_id', '=', sessionId)
-    .where('item_id', '=', itemId)
-    .executeTakeFirst()
-  return Number(row?.n ?? 0)
-}
-
-/** Ends an open delivery, recording the last commit it applied. */
-export async function endDelivery(
-  db: Executor,
-  id: string,
-  lastSeq: number,
-  at: string,
+  json: string,
 ): Promise<void> {
   await db
-    .updateTable('sco_deliveries')
-    .set({ last_seq: lastSeq, ended_at: at, updated_at: at })
-    .where('id', '=', id)
-    .where('ended_at', 'is', null)
+    .updateTable('sessions')
+    .set({ sequencing_state: json })
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('id', '=', sessionId)
     .execute()
 }
 
-export type ScoValueRow = Pick<ScoValuesTable, 'element' | 'value' | 'delivery_id'>
-
-const scoValuesQuery = preparedQuery((db, p: { sessionId: string; itemId: string }) =>
-  db
-    .selectFrom('sco_values')
-    .select(['element', 'value', 'delivery_id'])
-    .where('session_id', '=', p.sessionId)
-    .where('item_id', '=', p.itemId),
-)
-
-/** One SCO's record, element by element. */
-export async function findScoValues(
-  db: Executor,
-  sessionId: string,
-  itemId: string,
-): Promise<ScoValueRow[]> {
-  return scoValuesQuery.all(db, { sessionId, itemId })
+/** Filters of a session list (`GET /sessions`, CSV). */
+export interface SessionListFilter {
+  package_id?: string
+  learner_id?: string
+  dispatch_id?: string
+  completion_status?: SessionsTable['completion_status']
+  success_status?: SessionsTable['success_status']
+  /** Sessions started at or after this instant. */
+  from?: string
+  /** Sessions started before this instant. */
+  to?: string
+  /** Default `created_at`. */
+  sort?: 'created_at' | 'updated_at'
+  /** Default `desc`. */
+  order?: 'asc' | 'desc'
 }
 
-/** The records of every SCO of these sessions (for reading sessions). */
-export async function findSessionValues(
+/** Up to `limit` sessions after `cursor` (the sort column's value and the id) in list order. */
+export async function listSessions(
   db: Executor,
-  sessionIds: readonly string[],
-): Promise<ScoValuesTable[]> {
-  if (sessionIds.length === 0) return []
-  return db
-    .selectFrom('sco_values')
+  scope: TenantScope,
+  filter: SessionListFilter,
+  limit: number,
+  cursor?: { v: string; id: string },
+): Promise<SessionsTable[]> {
+  const sort = filter.sort ?? 'created_at'
+  const desc = (filter.order ?? 'desc') === 'desc'
+  let query = db
+    .selectFrom('sessions')
     .selectAll()
-    .where('session_id', 'in', sessionIds)
-    .orderBy('session_id')
-    .orderBy('item_id')
-    .execute()
-}
-
-interface ValuesWrite {
-  session_id: string
-  item_id: string
-  delivery_id: string | null
-  /** JSON object: element → value. */
-  values: string
-}
-
-/**
- * Writes elements of a SCO's record in one fixed statement, however many there are: the JSON
- * object is expanded by the database (`json_each` / `json_each_text`), so the statement is
- * prepared once and a commit costs what it changed. `replace`: commits overwrite; otherwise
- * only missing elements are added (the LMS's launch values never replace recorded ones).
- */
-function valuesUpsert(replace: boolean) {
-  return preparedQuery((db, p: ValuesWrite) => {
-    const postgres = db.getExecutor().adapter instanceof PostgresAdapter
-    const rows = postgres
-      ? sql`select cast(${p.session_id} as text), cast(${p.item_id} as text), key, value,
-          cast(${p.delivery_id} as text) from json_each_text(cast(${p.values} as json))`
-      : sql`select ${p.session_id}, ${p.item_id}, key, value, ${p.delivery_id}
-          from json_each(${p.values}) where true`
-    const conflict = replace
-      ? sql`do update set value = excluded.value, delivery_id = excluded.delivery_id`
-      : sql`do nothing`
-    const query = sql`insert into sco_values (session_id, item_id, element, value, delivery_id)
-      ${rows} on conflict (session_id, item_id, element) ${conflict}`
-    return { compile: () => query.compile(db) }
-  })
-}
-
-const replaceValues = valuesUpsert(true)
-const addMissingValues = valuesUpsert(false)
-
-/** Records a commit's changed elements as written by `deliveryId`. */
-export async function writeScoValues(
-  db: Executor,
-  key: { sessionId: string; itemId: string; deliveryId: string | null },
-  values: Readonly<Record<string, string>>,
-  mode: 'replace' | 'add-missing' = 'replace',
-): Promise<void> {
-  const params = {
-    session_id: key.sessionId,
-    item_id: key.itemId,
-    delivery_id: key.deliveryId,
-    values: JSON.stringify(values),
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+  if (filter.package_id) query = query.where('package_id', '=', filter.package_id)
+  if (filter.learner_id) query = query.where('learner_id', '=', filter.learner_id)
+  if (filter.dispatch_id) query = query.where('dispatch_id', '=', filter.dispatch_id)
+  if (filter.completion_status)
+    query = query.where('completion_status', '=', filter.completion_status)
+  if (filter.success_status) query = query.where('success_status', '=', filter.success_status)
+  if (filter.from) query = query.where('created_at', '>=', new Date(filter.from).toISOString())
+  if (filter.to) query = query.where('created_at', '<', new Date(filter.to).toISOString())
+  if (cursor) {
+    const op = desc ? '<' : '>'
+    query = query.where((eb) =>
+      eb.or([eb(sort, op, cursor.v), eb.and([eb(sort, '=', cursor.v), eb('id', op, cursor.id)])]),
+    )
   }
-  await (mode === 'replace' ? replaceValues : addMissingValues).run(db, params)
+  return query
+    .orderBy(sort, desc ? 'desc' : 'asc')
+    .orderBy('id', desc ? 'desc' : 'asc')
+    .limit(limit)
+    .execute()
 }

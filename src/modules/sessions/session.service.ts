@@ -2,8 +2,12 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../infra/db/schema.ts'
 import type { ScoValuesTable, SessionsTable } from '../../infra/db/tables/sessions.ts'
 import { AppError } from '../../shared/app-error.ts'
-import { statementSummaries } from '../cmi5/statement-summary.ts'
+import { type StatementSummary, statementSummaries } from '../cmi5/statement-summary.ts'
+import { XAPI_SUMMARY_CSV_COLUMNS, xapiSummaryCsvValues } from '../lrs/statement-summary.csv.ts'
+import { findVersion } from '../packages/package.repository.ts'
 import type { StoredManifest } from '../packages/package-ingest.ts'
+import { findScoStates } from '../runtime/runtime.repository.ts'
+import { findSessionValues } from '../runtime/sco-values.repository.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import { courseItems, trackedItems } from './course-items.ts'
 import { sequencingView } from './sequencing-view.ts'
@@ -11,19 +15,7 @@ import { cmiData, toSessionDetail, toSessionSummary } from './session.mapper.ts'
 import * as repo from './session.repository.ts'
 import { isoFromSeconds, sessionTimeIso } from './session-time.ts'
 
-export interface SessionFilter {
-  package_id?: string
-  learner_id?: string
-  dispatch_id?: string
-  completion_status?: SessionsTable['completion_status']
-  success_status?: SessionsTable['success_status']
-  /** Sessions started at or after this instant. */
-  from?: string
-  /** Sessions started before this instant. */
-  to?: string
-  sort?: 'created_at' | 'updated_at'
-  order?: 'asc' | 'desc'
-}
+export type SessionFilter = repo.SessionListFilter
 
 type Cursor = { v: string; id: string }
 
@@ -59,6 +51,7 @@ export const SESSION_CSV_COLUMNS = [
   'created_at',
   'updated_at',
   'completed_at',
+  ...XAPI_SUMMARY_CSV_COLUMNS,
 ] as const
 
 function csvCell(value: unknown): string {
@@ -69,7 +62,7 @@ function csvCell(value: unknown): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe
 }
 
-function csvRow(row: SessionsTable): string {
+function csvRow(row: SessionsTable, xapi?: StatementSummary): string {
   const values: Record<(typeof SESSION_CSV_COLUMNS)[number], unknown> = {
     session_id: row.id,
     package_id: row.package_id,
@@ -89,6 +82,7 @@ function csvRow(row: SessionsTable): string {
     created_at: row.created_at,
     updated_at: row.updated_at,
     completed_at: row.completed_at,
+    ...xapiSummaryCsvValues(xapi),
   }
   return `${SESSION_CSV_COLUMNS.map((c) => csvCell(values[c])).join(',')}\r\n`
 }
@@ -103,12 +97,12 @@ export class SessionService {
   async get(scope: TenantScope, sessionId: string) {
     const row = await repo.findSession(this.#db, scope, sessionId)
     if (!row) throw new AppError('session_not_found', `No session ${sessionId}`)
-    const scos = await repo.findScoStates(this.#db, row.id)
-    const values = await repo.findSessionValues(this.#db, [row.id])
-    const counts = await this.#trackedCounts([row.version_id])
+    const scos = await findScoStates(this.#db, scope, row.id)
+    const values = await findSessionValues(this.#db, scope, [row.id])
+    const counts = await this.#trackedCounts(scope, [row])
     const detail = toSessionDetail(row, scos, values, counts.get(row.version_id) ?? 0)
     // SCORM 2004: the activity tree's status and the global objectives (issue 14.6).
-    const sequencing = await sequencingView(this.#db, row)
+    const sequencing = await sequencingView(this.#db, scope, row)
     if (sequencing) return { ...detail, sequencing }
     // cmi5 and Tin Can sessions: what their statements amount to (modules/cmi5).
     if (row.scorm_version !== null) return detail
@@ -117,49 +111,19 @@ export class SessionService {
   }
 
   /** How many tracked items each package version has (decides the shape of `cmi_data`). */
-  async #trackedCounts(versionIds: readonly string[]): Promise<Map<string, number>> {
-    const ids = [...new Set(versionIds)]
-    if (ids.length === 0) return new Map()
-    const rows = await this.#db
-      .selectFrom('package_versions')
-      .select(['id', 'manifest'])
-      .where('id', 'in', ids)
-      .execute()
-    return new Map(
-      rows.map((r) => [
-        r.id,
-        trackedItems(courseItems(JSON.parse(r.manifest) as StoredManifest)).length,
-      ]),
-    )
-  }
-
-  async #page(scope: TenantScope, filter: SessionFilter, limit: number, cursor?: Cursor) {
-    const sort = filter.sort ?? 'created_at'
-    const desc = (filter.order ?? 'desc') === 'desc'
-    let query = this.#db
-      .selectFrom('sessions')
-      .selectAll()
-      .where('tenant_id', '=', scope.tenantId)
-      .where('mode', '=', scope.mode)
-    if (filter.package_id) query = query.where('package_id', '=', filter.package_id)
-    if (filter.learner_id) query = query.where('learner_id', '=', filter.learner_id)
-    if (filter.dispatch_id) query = query.where('dispatch_id', '=', filter.dispatch_id)
-    if (filter.completion_status)
-      query = query.where('completion_status', '=', filter.completion_status)
-    if (filter.success_status) query = query.where('success_status', '=', filter.success_status)
-    if (filter.from) query = query.where('created_at', '>=', new Date(filter.from).toISOString())
-    if (filter.to) query = query.where('created_at', '<', new Date(filter.to).toISOString())
-    if (cursor) {
-      const op = desc ? '<' : '>'
-      query = query.where((eb) =>
-        eb.or([eb(sort, op, cursor.v), eb.and([eb(sort, '=', cursor.v), eb('id', op, cursor.id)])]),
-      )
+  async #trackedCounts(
+    scope: TenantScope,
+    rows: readonly Pick<SessionsTable, 'package_id' | 'version_id'>[],
+  ): Promise<Map<string, number>> {
+    const versions = new Map(rows.map((r) => [r.version_id, r.package_id]))
+    const counts = new Map<string, number>()
+    for (const [versionId, packageId] of versions) {
+      const version = await findVersion(this.#db, scope, packageId, versionId)
+      if (!version) continue
+      const manifest = JSON.parse(version.manifest) as StoredManifest
+      counts.set(versionId, trackedItems(courseItems(manifest)).length)
     }
-    return query
-      .orderBy(sort, desc ? 'desc' : 'asc')
-      .orderBy('id', desc ? 'desc' : 'asc')
-      .limit(limit + 1)
-      .execute()
+    return counts
   }
 
   /**
@@ -171,27 +135,21 @@ export class SessionService {
     filter: SessionFilter & { limit?: number; cursor?: string; include?: readonly 'cmi_data'[] },
   ) {
     const limit = filter.limit ?? 50
-    const rows = await this.#page(
-      scope,
-      filter,
-      limit,
-      filter.cursor ? decodeCursor(filter.cursor) : undefined,
-    )
+    const cursor = filter.cursor ? decodeCursor(filter.cursor) : undefined
+    const rows = await repo.listSessions(this.#db, scope, filter, limit + 1, cursor)
     const page = rows.slice(0, limit)
     const last = page.at(-1)
     const withData = filter.include?.includes('cmi_data') === true
     const values = new Map<string, ScoValuesTable[]>()
     if (withData) {
-      for (const v of await repo.findSessionValues(
-        this.#db,
-        page.map((r) => r.id),
-      )) {
+      const ids = page.map((r) => r.id)
+      for (const v of await findSessionValues(this.#db, scope, ids)) {
         const list = values.get(v.session_id)
         if (list) list.push(v)
         else values.set(v.session_id, [v])
       }
     }
-    const counts = withData ? await this.#trackedCounts(page.map((r) => r.version_id)) : new Map()
+    const counts = withData ? await this.#trackedCounts(scope, page) : new Map()
     const xapiIds = page.filter((r) => r.scorm_version === null).map((r) => r.id)
     const summaries = await statementSummaries(this.#db, scope, xapiIds)
     return {
@@ -221,9 +179,11 @@ export class SessionService {
     let cursor: Cursor | undefined
     const sort = filter.sort ?? 'created_at'
     for (;;) {
-      const rows = await this.#page(scope, filter, 1000, cursor)
+      const rows = await repo.listSessions(this.#db, scope, filter, 1001, cursor)
       const page = rows.slice(0, 1000)
-      if (page.length) yield page.map(csvRow).join('')
+      const xapiIds = page.filter((r) => r.scorm_version === null).map((r) => r.id)
+      const xapi = await statementSummaries(this.#db, scope, xapiIds)
+      if (page.length) yield page.map((r) => csvRow(r, xapi.get(r.id))).join('')
       const last = page.at(-1)
       if (rows.length <= 1000 || !last) return
       cursor = { v: last[sort], id: last.id }

@@ -5,7 +5,7 @@ import {
   parseRefused,
   runtimeWarnings,
   warningCode,
-} from '../../../src/modules/sessions/runtime-warnings.ts'
+} from '../../../src/modules/runtime/runtime-warnings.ts'
 
 test('refusals are counted per code and element pattern, with the latest value as example', () => {
   assert.equal(

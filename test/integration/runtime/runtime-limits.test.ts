@@ -4,7 +4,7 @@ import fc from 'fast-check'
 import { validateDelta } from '../../../src/modules/scorm/data-model/index.ts'
 import { bearer, createTestApp, type TestApp, type TestTenant } from '../../helpers/app.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
-import { launch, startPlayer, uploadGolf } from './runtime-helpers.ts'
+import { launch, startPlayer, uploadGolf } from '../sessions/runtime-helpers.ts'
 
 describeEachDatabase('runtime limits and hostile commits', (database) => {
   let t: TestApp

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely'
 import { carryOverOpenDeliveries } from '../../../src/infra/db/migrations/0008-sco-delivery-seq.ts'
 import { createTestApp, type TestApp } from '../../helpers/app.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
-import { launch, startPlayer, uploadGolf } from './runtime-helpers.ts'
+import { launch, startPlayer, uploadGolf } from '../sessions/runtime-helpers.ts'
 
 // Migration 0008 moved an open launch's position (its last applied commit) from the delivery
 // row to its SCO's row. A launch open while the service is upgraded must carry on.

@@ -4,7 +4,7 @@ import { createTestApp, type TestApp, type TestTenant } from '../../helpers/app.
 import { describeEachDatabase } from '../../helpers/database.ts'
 import { fixture } from '../../helpers/fixtures.ts'
 import { buildZip } from '../../helpers/zip-builder.ts'
-import { launch, startPlayer, uploadZip } from './runtime-helpers.ts'
+import { launch, startPlayer, uploadZip } from '../sessions/runtime-helpers.ts'
 
 /** An ADL conformance-test package: its real manifest, with a stand-in for each file it lists. */
 function ctsPackage(name: 'DDMa' | 'DDMb'): Buffer {

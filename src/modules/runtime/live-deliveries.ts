@@ -1,6 +1,6 @@
 import type { ScoStatesTable } from '../../infra/db/tables/sessions.ts'
 import type { LaunchData } from '../scorm/data-model/index.ts'
-import type { Loaded } from './runtime.service.ts'
+import type { Loaded } from './runtime.types.ts'
 
 /**
  * What a commit needs to know about an open delivery: the rows it read and wrote last time.

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test'
 import { ManualClock } from '../../../src/shared/clock.ts'
 import { bearer, createTestApp, type TestApp, type TestTenant } from '../../helpers/app.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
-import { launch, startPlayer, uploadGolf } from './runtime-helpers.ts'
+import { launch, startPlayer, uploadGolf } from '../sessions/runtime-helpers.ts'
 
 const STORYLINE_ID = 'SL360 LMS SCORM 2004'
 

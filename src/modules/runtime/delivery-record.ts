@@ -5,12 +5,14 @@ import type {
   SessionsTable,
 } from '../../infra/db/tables/sessions.ts'
 import { endSession, entrySize, initialValues, type LaunchData } from '../scorm/data-model/index.ts'
-import type { Loaded } from './runtime.service.ts'
-import * as repo from './session.repository.ts'
-import { mergeScoStatus, statusOfRow, updateSessionProgress } from './session-progress.ts'
-import { reportedResults } from './session-sequencing.ts'
-import { scoStatus } from './session-status.ts'
-import { sessionSeconds, sessionTimeIso } from './session-time.ts'
+import { scopeOfSession } from '../sessions/session.mapper.ts'
+import { mergeScoStatus, statusOfRow, updateSessionProgress } from '../sessions/session-progress.ts'
+import { scoStatus } from '../sessions/session-status.ts'
+import { sessionSeconds, sessionTimeIso } from '../sessions/session-time.ts'
+import { reportedResults } from './attempt-sequencing.ts'
+import * as repo from './runtime.repository.ts'
+import type { Loaded } from './runtime.types.ts'
+import * as scoValues from './sco-values.repository.ts'
 
 /**
  * Writing a SCO's runtime record, and ending a delivery (a launch of a SCO): the parts of the
@@ -118,7 +120,7 @@ export function launchRecordUpdate(
 export function launchValues(
   version: '1.2' | '2004',
   launchData: LaunchData,
-  rows: readonly repo.ScoValueRow[],
+  rows: readonly scoValues.ScoValueRow[],
   deliveryId: string,
 ): Record<string, string> {
   const values = initialValues(version, launchData)
@@ -126,7 +128,7 @@ export function launchValues(
   return values
 }
 
-export function recordOf(rows: readonly repo.ScoValueRow[]): Record<string, string> {
+export function recordOf(rows: readonly scoValues.ScoValueRow[]): Record<string, string> {
   const record: Record<string, string> = {}
   for (const row of rows) record[row.element] = row.value
   return record
@@ -173,15 +175,18 @@ export async function saveScoState(
     data_chars: Number(previous?.data_chars ?? 0) + sizeChange(launch.record, launch.changed),
     updated_at: at,
   }
+  const scope = scopeOfSession(loaded.session)
   if (commit) {
-    if (!(await repo.advanceScoState(trx, row, commit.expected))) return null
+    if (!(await repo.advanceScoState(trx, scope, row, commit.expected))) return null
   } else if (previous) {
-    await repo.updateScoState(trx, row)
+    await repo.updateScoState(trx, scope, row)
   } else {
-    await repo.upsertScoState(trx, row)
+    await repo.upsertScoState(trx, scope, row)
   }
   const key = { sessionId: loaded.session.id, itemId, deliveryId: launch.deliveryId }
-  if (Object.keys(launch.changed).length > 0) await repo.writeScoValues(trx, key, launch.changed)
+  if (Object.keys(launch.changed).length > 0) {
+    await scoValues.writeScoValues(trx, scope, key, launch.changed)
+  }
   return {
     states: [...states.filter((s) => s.item_id !== itemId), row],
     record: { ...launch.record, ...launch.changed },

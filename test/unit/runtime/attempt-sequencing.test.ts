@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { reportedResults, resultsOfRows } from '../../../src/modules/runtime/attempt-sequencing.ts'
 import { createTrackingState } from '../../../src/modules/scorm/sequencing/index.ts'
-import { reportedResults, resultsOfRows } from '../../../src/modules/sessions/session-sequencing.ts'
 import { type ScoStatus, sessionStatus } from '../../../src/modules/sessions/session-status.ts'
 import { leaf, treeOf } from '../scorm/sequencing/helpers.ts'
 

@@ -4,9 +4,9 @@ import { listAuditEvents } from '../../../src/modules/events/audit-event.reposit
 import { bearer, createTestApp, type TestApp, type TestTenant } from '../../helpers/app.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
 import { typedEqual } from '../../unit/scorm/cts/typed-compare.ts'
-import { multiScoPackage } from './multi-sco-package.ts'
-import { launch, startPlayer, uploadZip } from './runtime-helpers.ts'
-import { ctsCase, ctsPackage, sequencedPackage } from './sequenced-package.ts'
+import { multiScoPackage } from '../sessions/multi-sco-package.ts'
+import { launch, startPlayer, uploadZip } from '../sessions/runtime-helpers.ts'
+import { ctsCase, ctsPackage, sequencedPackage } from '../sessions/sequenced-package.ts'
 
 const ANY_SATISFIED = `<imsss:rollupRules>
   <imsss:rollupRule childActivitySet="any">

@@ -3,8 +3,8 @@ import { after, before, test } from 'node:test'
 import { listAuditEvents } from '../../../src/modules/events/audit-event.repository.ts'
 import { bearer, createTestApp, type TestApp, type TestTenant } from '../../helpers/app.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
-import { multiScoPackage } from './multi-sco-package.ts'
-import { launch, startPlayer, uploadGolf, uploadZip } from './runtime-helpers.ts'
+import { multiScoPackage } from '../sessions/multi-sco-package.ts'
+import { launch, startPlayer, uploadGolf, uploadZip } from '../sessions/runtime-helpers.ts'
 
 /** Issue 11 (runtime data integrity) and issue 10.10/10.11, over HTTP. */
 describeEachDatabase('runtime data integrity', (database) => {

@@ -1,7 +1,9 @@
 import type { Executor } from '../../infra/db/schema.ts'
 import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
 import type { StoredManifest } from '../packages/package-ingest.ts'
-import { playedOrganization } from './course-items.ts'
+import { playedOrganization } from '../sessions/course-items.ts'
+import { scopeOfSession } from '../sessions/session.mapper.ts'
+import * as repo from './shared-stores.repository.ts'
 
 /**
  * SCORM 2004 shared data (adl.data): buckets named by the manifest's adlcp:map targetID, which
@@ -21,16 +23,7 @@ export async function readSharedData(
   scope: string,
   targetIds: string[],
 ): Promise<Map<string, string>> {
-  if (targetIds.length === 0) return new Map()
-  const rows = await db
-    .selectFrom('shared_data')
-    .select(['target_id', 'store'])
-    .where('tenant_id', '=', session.tenant_id)
-    .where('mode', '=', session.mode)
-    .where('scope', '=', scope)
-    .where('target_id', 'in', targetIds)
-    .execute()
-  return new Map(rows.map((r) => [r.target_id, r.store]))
+  return repo.findSharedData(db, scopeOfSession(session), scope, targetIds)
 }
 
 const STORE_ELEMENT = /^adl\.data\.(\d+)\.store$/
@@ -51,15 +44,7 @@ export async function writeSharedData(
     const index = STORE_ELEMENT.exec(element)?.[1]
     const targetId = index === undefined ? undefined : values[`adl.data.${index}.id`]
     if (targetId === undefined) continue
-    const row = { tenant_id: session.tenant_id, mode: session.mode, scope, target_id: targetId }
-    await db
-      .insertInto('shared_data')
-      .values({ ...row, store, updated_at: at })
-      .onConflict((oc) =>
-        oc
-          .columns(['tenant_id', 'mode', 'scope', 'target_id'])
-          .doUpdateSet({ store, updated_at: at }),
-      )
-      .execute()
+    const key = { bucketScope: scope, targetId }
+    await repo.upsertSharedData(db, scopeOfSession(session), key, store, at)
   }
 }

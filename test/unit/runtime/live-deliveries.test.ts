@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { ScoStatesTable } from '../../../src/infra/db/tables/sessions.ts'
-import { LiveDeliveries, type LiveDelivery } from '../../../src/modules/sessions/live-deliveries.ts'
+import { LiveDeliveries, type LiveDelivery } from '../../../src/modules/runtime/live-deliveries.ts'
 
 function delivery(id: string, lastSeq: number, stateChars = 10): LiveDelivery {
   const row = { item_id: 'sco', carry: '{}' } as ScoStatesTable

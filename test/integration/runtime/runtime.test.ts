@@ -4,7 +4,7 @@ import { listAuditEvents } from '../../../src/modules/events/audit-event.reposit
 import { signToken } from '../../../src/shared/signed-token.ts'
 import { bearer, createTestApp, type TestApp, type TestTenant } from '../../helpers/app.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
-import { launch, startPlayer, uploadGolf } from './runtime-helpers.ts'
+import { launch, startPlayer, uploadGolf } from '../sessions/runtime-helpers.ts'
 
 describeEachDatabase('launch and runtime', (database) => {
   let t: TestApp

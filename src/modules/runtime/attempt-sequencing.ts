@@ -19,6 +19,9 @@ import {
   type ScoResults,
   type TrackingState,
 } from '../scorm/sequencing/index.ts'
+import { scopeOfSession } from '../sessions/session.mapper.ts'
+import * as sessions from '../sessions/session.repository.ts'
+import * as repo from './shared-stores.repository.ts'
 
 /** A package version's activity tree and the global objective ids it refers to. */
 export interface Sequencing {
@@ -72,14 +75,13 @@ export async function readGlobals(
   seq: Sequencing,
 ): Promise<GlobalObjectiveMap> {
   if (seq.globalIds.length === 0) return {}
-  const rows = await db
-    .selectFrom('global_objectives')
-    .select(['objective_id', 'value'])
-    .where('tenant_id', '=', session.tenant_id)
-    .where('mode', '=', session.mode)
-    .where('scope', '=', globalScope(seq.tree, session))
-    .where('objective_id', 'in', seq.globalIds)
-    .execute()
+  const scope = scopeOfSession(session)
+  const rows = await repo.findGlobalObjectives(
+    db,
+    scope,
+    globalScope(seq.tree, session),
+    seq.globalIds,
+  )
   return Object.fromEntries(rows.map((r) => [r.objective_id, JSON.parse(r.value)]))
 }
 
@@ -96,30 +98,18 @@ export async function writeGlobals(
   for (const [id, objective] of Object.entries(after)) {
     const value = JSON.stringify(objective)
     if (before[id] !== undefined && JSON.stringify(before[id]) === value) continue
-    const key = { tenant_id: session.tenant_id, mode: session.mode, scope, objective_id: id }
-    await db
-      .insertInto('global_objectives')
-      .values({ ...key, value, updated_at: at })
-      .onConflict((oc) =>
-        oc
-          .columns(['tenant_id', 'mode', 'scope', 'objective_id'])
-          .doUpdateSet({ value, updated_at: at }),
-      )
-      .execute()
+    const key = { objectiveScope: scope, objectiveId: id }
+    await repo.upsertGlobalObjective(db, scopeOfSession(session), key, value, at)
   }
 }
 
 export async function saveTrackingState(
   db: Executor,
-  sessionId: string,
+  session: Pick<SessionsTable, 'id' | 'tenant_id' | 'mode'>,
   state: TrackingState,
 ): Promise<string> {
   const json = JSON.stringify(state)
-  await db
-    .updateTable('sessions')
-    .set({ sequencing_state: json })
-    .where('id', '=', sessionId)
-    .execute()
+  await sessions.saveSequencingState(db, scopeOfSession(session), session.id, json)
   return json
 }
 

@@ -4,7 +4,7 @@ import { type Kysely, sql } from 'kysely'
 import { copyRecords } from '../../../src/infra/db/migrations/0010-runtime-values.ts'
 import { bearer, createTestApp, type TestApp } from '../../helpers/app.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
-import { launch, startPlayer, uploadGolf } from './runtime-helpers.ts'
+import { launch, startPlayer, uploadGolf } from '../sessions/runtime-helpers.ts'
 
 // Migration 0010 moved each SCO's runtime record from one JSON column (sco_states.state) to one
 // row per element (sco_values). Recorded data must survive, and a launch open at the upgrade

@@ -3,8 +3,8 @@ import { after, before, test } from 'node:test'
 import fc from 'fast-check'
 import { bearer, createTestApp, type TestApp, type TestTenant } from '../../helpers/app.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
-import { multiScoPackage } from './multi-sco-package.ts'
-import { launch, startPlayer, uploadGolf, uploadZip } from './runtime-helpers.ts'
+import { multiScoPackage } from '../sessions/multi-sco-package.ts'
+import { launch, startPlayer, uploadGolf, uploadZip } from '../sessions/runtime-helpers.ts'
 
 /** Learner-writable elements with valid values that ending a launch never evaluates. */
 const ELEMENTS = {

@@ -1,0 +1,173 @@
+import type { Executor } from '../../infra/db/schema.ts'
+import { recordRuntimeWarnings } from '../packages/package.repository.ts'
+import { DEFAULT_MAX_TOTAL_CHARS, type Delta, validateDelta } from '../scorm/data-model/index.ts'
+import { scopeOfSession, toSessionSummary } from '../sessions/session.mapper.ts'
+import { updateSessionProgress } from '../sessions/session-progress.ts'
+import { reportedResults } from './attempt-sequencing.ts'
+import {
+  attemptChars,
+  changedElements,
+  finishDelivery,
+  saveScoState,
+  valuesChars,
+} from './delivery-record.ts'
+import type { LiveDelivery } from './live-deliveries.ts'
+import * as repo from './runtime.repository.ts'
+import type { Loaded } from './runtime.types.ts'
+import { type RefusedValue, runtimeWarnings } from './runtime-warnings.ts'
+import { sharedDataScope, writeSharedData } from './shared-data.ts'
+
+/*
+ * Applying one commit's delta to a delivery whose rows are known (RuntimeCommits decides which:
+ * the remembered ones, or ones just read): validation, the compare-and-set write of the SCO row,
+ * the session's progress, and what the commit writes besides.
+ */
+
+/** What a commit carries besides its delta (docs/runtime-protocol.md). */
+export interface CommitInput {
+  deliveryId: string
+  delta: Delta
+  /** SetValue calls the player's data model refused, reported for the package's warnings. */
+  refused: readonly RefusedValue[]
+}
+
+export type Answer = Record<string, unknown>
+
+export interface Outcome {
+  answer: Answer
+  /** The delivery after the commit; null once it ended; absent when the commit changed nothing. */
+  next?: LiveDelivery | null
+}
+
+/**
+ * Validates the delta against the delivery's values and writes what changed, if the delivery is
+ * still open at `live.lastSeq` (the SCO row's compare-and-set comes first, so nothing is written
+ * when it fails); null when it is not (the caller rereads). The answer, and the delivery as it
+ * now is — null once the delta ended it.
+ */
+export async function apply(
+  trx: Executor,
+  live: LiveDelivery,
+  input: CommitInput,
+  at: string,
+): Promise<Outcome | null> {
+  const { loaded } = live
+  const { delta } = input
+  const result = validateDelta(loaded.version, delta, {
+    initial: live.launchData,
+    state: { version: loaded.version, values: live.values },
+    options: { ...loaded.options, maxTotalChars: modelBudget(live) },
+  })
+  const written = delta.final
+    ? await writeFinal(trx, live, result, delta.seq, at)
+    : await writeStep(trx, live, result, delta.seq, at)
+  if (!written) return null
+  await recordBesides(trx, loaded, input, result, at)
+  return {
+    answer: {
+      applied: true,
+      last_seq: delta.seq,
+      errors: result.errors,
+      ignored: result.ignored,
+      session: toSessionSummary(written.session),
+    },
+    next: written.next,
+  }
+}
+
+type Validated = ReturnType<typeof validateDelta>
+
+/** What a commit's writes leave: the session, and the delivery (null once it ended). */
+interface Written {
+  session: Loaded['session']
+  next: LiveDelivery | null
+}
+
+/** The commit's compare-and-set position on the SCO row, and the launch's data after it. */
+function commitOf(live: LiveDelivery, result: Validated, seq: number) {
+  const commit = { expected: { deliveryId: live.deliveryId, seq: live.lastSeq }, seq }
+  const launch = { deliveryId: live.deliveryId, values: result.state.values, record: live.record }
+  return { commit, launch }
+}
+
+/** A final commit: the delivery ends with it (Terminate, or the page's last beacon). */
+async function writeFinal(
+  trx: Executor,
+  live: LiveDelivery,
+  result: Validated,
+  seq: number,
+  at: string,
+): Promise<Written | null> {
+  const { loaded, states, itemId } = live
+  const { commit, launch } = commitOf(live, result, seq)
+  const accepted = { ...launch, accepted: result.accepted }
+  const finished = await finishDelivery(trx, loaded, states, itemId, at, accepted, commit)
+  if (!finished) return null
+  await repo.endDelivery(trx, scopeOfSession(loaded.session), live.deliveryId, seq, at)
+  return { session: finished, next: null }
+}
+
+/** A commit that continues the delivery: the SCO row, its changed elements, the progress. */
+async function writeStep(
+  trx: Executor,
+  live: LiveDelivery,
+  result: Validated,
+  seq: number,
+  at: string,
+): Promise<Written | null> {
+  const { loaded } = live
+  const { commit, launch } = commitOf(live, result, seq)
+  const changed = changedElements(live.record, result.accepted)
+  const change = { ...launch, changed }
+  const saved = await saveScoState(trx, loaded, live.states, live.itemId, change, at, { commit })
+  if (!saved) return null
+  const session = await updateSessionProgress(trx, loaded.session, {
+    version: loaded.version,
+    itemCount: loaded.trackedCount,
+    at,
+    scos: saved.states,
+    sequencing: loaded.sequencing && {
+      seq: loaded.sequencing,
+      itemId: live.itemId,
+      results: reportedResults(changed, launch.values, false),
+    },
+  })
+  const next: LiveDelivery = {
+    ...live,
+    lastSeq: seq,
+    loaded: { ...loaded, session },
+    states: saved.states,
+    values: launch.values,
+    record: saved.record,
+  }
+  return { session, next }
+}
+
+/** What a commit writes besides the SCO: SCORM 2004 shared data, the package's warnings. */
+async function recordBesides(
+  trx: Executor,
+  loaded: Loaded,
+  input: CommitInput,
+  result: Validated,
+  at: string,
+): Promise<void> {
+  if (loaded.version === '2004') {
+    const scope = sharedDataScope(loaded.manifest, loaded.session)
+    await writeSharedData(trx, loaded.session, scope, result.accepted, result.state.values, at)
+  }
+  const { delta } = input
+  const warnings = runtimeWarnings(loaded.version, input.refused, result.errors, delta.values)
+  if (warnings.length > 0) {
+    const scope = scopeOfSession(loaded.session)
+    await recordRuntimeWarnings(trx, scope, loaded.session.package_id, warnings, at)
+  }
+}
+
+/**
+ * How large the delivery's data model may grow: by what the attempt has left of its limit. The
+ * player's model gets the same budget at launch (`deliveryOptions`), so both refuse alike.
+ */
+function modelBudget(live: LiveDelivery): number {
+  const limit = live.loaded.options.maxTotalChars ?? DEFAULT_MAX_TOTAL_CHARS
+  return valuesChars(live.values) + Math.max(0, limit - attemptChars(live.states))
+}
