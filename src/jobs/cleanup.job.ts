@@ -1,5 +1,14 @@
 import type { AppContext } from '../context.ts'
+import {
+  MAX_WINDOW_MS,
+  pruneWindowsBefore,
+} from '../http/plugins/rate-limit.cross-tenant.repository.ts'
 import { createQueue, type TaskDefinition } from '../infra/queue/index.ts'
+import {
+  deleteUploadIntent,
+  expiredUploadIntents,
+  pruneIdempotencyKeys,
+} from './maintenance.cross-tenant.repository.ts'
 
 /** Runs every hour (schedule `maintenance.cleanup`). */
 export const CLEANUP_INTERVAL_SECONDS = 3600
@@ -15,7 +24,8 @@ const INTENT_BATCH = 1000
  *   is deleted, then the record. An S3 presigned URL still accepts a PUT after its upload was
  *   processed (until it expires), so only a delete after expiry guarantees nothing is left that
  *   no record accounts for;
- * - replay records older than a day, rate-limit windows older than ten minutes;
+ * - replay records older than a day, rate-limit windows that started over an hour ago (the
+ *   longest window any counter uses: a login throttle's 15 minutes must outlive a run);
  * - completed jobs older than a week (the queue's own prune).
  */
 export function cleanupTask(ctx: AppContext): TaskDefinition {
@@ -23,24 +33,13 @@ export function cleanupTask(ctx: AppContext): TaskDefinition {
     async handler(_payload, { clock }) {
       const now = clock.now()
       const db = ctx.db.kysely
-      const expired = await db
-        .selectFrom('upload_intents')
-        .select(['id', 'storage_path'])
-        .where('expires_at', '<', new Date(now.getTime() - DAY_MS).toISOString())
-        .limit(INTENT_BATCH)
-        .execute()
-      for (const intent of expired) {
+      const dayAgo = new Date(now.getTime() - DAY_MS).toISOString()
+      for (const intent of await expiredUploadIntents(db, dayAgo, INTENT_BATCH)) {
         await ctx.blobs.delete(intent.storage_path)
-        await db.deleteFrom('upload_intents').where('id', '=', intent.id).execute()
+        await deleteUploadIntent(db, intent.id)
       }
-      await db
-        .deleteFrom('idempotency_keys')
-        .where('created_at', '<', new Date(now.getTime() - DAY_MS).toISOString())
-        .execute()
-      await db
-        .deleteFrom('rate_limits')
-        .where('window_start', '<', now.getTime() - 10 * 60_000)
-        .execute()
+      await pruneIdempotencyKeys(db, dayAgo)
+      await pruneWindowsBefore(db, now.getTime() - MAX_WINDOW_MS)
       await createQueue(ctx.db, { clock }).jobs.prune(new Date(now.getTime() - 7 * DAY_MS))
     },
   }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.ts'
 import type { TaskDefinition } from '../infra/queue/index.ts'
+import { claimExpiry, dueExpiries } from '../modules/dispatches/dispatch.cross-tenant.repository.ts'
 import { dispatchEventData } from '../modules/dispatches/dispatch.mapper.ts'
-import { claimExpiry, dueExpiries } from '../modules/dispatches/dispatch.repository.ts'
 import { recordAuditEvent } from '../modules/events/audit-event.repository.ts'
 
 export const DISPATCH_EXPIRY_TASK = 'dispatches.expire'

@@ -10,6 +10,7 @@ import {
   DISPATCH_EXPIRY_TASK,
   dispatchExpiryTask,
 } from './dispatch-expiry.job.ts'
+import { SCORM_STATEMENTS_TASK, scormStatementsTask } from './scorm-statements.job.ts'
 import { webhookDeliverTask } from './webhook-deliver.job.ts'
 import { webhookFanoutTask } from './webhook-fanout.job.ts'
 import { WEBHOOK_PRUNE_INTERVAL_SECONDS, webhookPruneTask } from './webhook-prune.job.ts'
@@ -23,6 +24,7 @@ export function taskRegistry(ctx: AppContext): TaskRegistry {
     [WEBHOOK_DELIVER_TASK]: webhookDeliverTask(ctx),
     'webhooks.prune': webhookPruneTask(ctx),
     [DISPATCH_EXPIRY_TASK]: dispatchExpiryTask(ctx),
+    [SCORM_STATEMENTS_TASK]: scormStatementsTask(ctx),
   }
 }
 
@@ -58,6 +60,11 @@ export function schedules(config: Config): ScheduleSpec[] {
     {
       name: EVENT_FANOUT_TASK,
       task: EVENT_FANOUT_TASK,
+      intervalSeconds: config.eventFanoutIntervalSeconds,
+    },
+    {
+      name: SCORM_STATEMENTS_TASK,
+      task: SCORM_STATEMENTS_TASK,
       intervalSeconds: config.eventFanoutIntervalSeconds,
     },
   ]

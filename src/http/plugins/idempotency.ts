@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../infra/db/schema.ts'
 import { AppError } from '../../shared/app-error.ts'
 import type { Clock } from '../../shared/clock.ts'
+import * as repo from './idempotency-key.repository.ts'
 
 /** How long a stored response is replayed for the same key (24 h, like Stripe). */
 const RETENTION_MS = 24 * 3600 * 1000
@@ -64,38 +65,22 @@ export function registerIdempotency(
   async function claim(request: FastifyRequest, key: string, print: string): Promise<Claim> {
     const auth = request.auth
     if (!auth) return { claimed: true }
-    const scope = { tenant_id: auth.tenantId, mode: auth.mode, key }
+    const scope = { tenantId: auth.tenantId, mode: auth.mode }
     const now = clock.now()
-    await db
-      .deleteFrom('idempotency_keys')
-      .where('tenant_id', '=', scope.tenant_id)
-      .where('mode', '=', scope.mode)
-      .where('key', '=', key)
-      .where('created_at', '<', new Date(now.getTime() - RETENTION_MS).toISOString())
-      .execute()
-    const claimed = await db
-      .insertInto('idempotency_keys')
-      .values({
-        ...scope,
-        fingerprint: print,
-        status_code: null,
-        response_body: null,
-        created_at: now.toISOString(),
-      })
-      .onConflict((oc) => oc.doNothing())
-      .returning('key')
-      .executeTakeFirst()
-    if (claimed) {
+    const expiredBefore = new Date(now.getTime() - RETENTION_MS).toISOString()
+    await repo.deleteExpiredKey(db, scope, key, expiredBefore)
+    if (await repo.claimKey(db, scope, key, print, now.toISOString())) {
       request.idempotencyKey = key
       return { claimed: true }
     }
-    const existing = await db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('tenant_id', '=', scope.tenant_id)
-      .where('mode', '=', scope.mode)
-      .where('key', '=', key)
-      .executeTakeFirstOrThrow()
+    const existing = await repo.findKey(db, scope, key)
+    // Released by a failed first request between our claim and this read: a retry may claim it.
+    if (!existing) {
+      throw new AppError(
+        'idempotency_conflict',
+        'A request with this Idempotency-Key is still running',
+      )
+    }
     if (existing.fingerprint !== print) {
       throw new AppError(
         'idempotency_conflict',
@@ -144,21 +129,12 @@ export function registerIdempotency(
     const key = request.idempotencyKey
     if (!key || !request.auth) return payload
     request.idempotencyKey = null
-    const where = db
-      .updateTable('idempotency_keys')
-      .where('tenant_id', '=', request.auth.tenantId)
-      .where('mode', '=', request.auth.mode)
-      .where('key', '=', key)
+    const scope = { tenantId: request.auth.tenantId, mode: request.auth.mode }
     if (reply.statusCode < 500 && typeof payload === 'string') {
-      await where.set({ status_code: reply.statusCode, response_body: payload }).execute()
+      await repo.storeResponse(db, scope, key, { status: reply.statusCode, body: payload })
     } else {
       // A server failure may be retried with the same key: forget the claim.
-      await db
-        .deleteFrom('idempotency_keys')
-        .where('tenant_id', '=', request.auth.tenantId)
-        .where('mode', '=', request.auth.mode)
-        .where('key', '=', key)
-        .execute()
+      await repo.releaseKey(db, scope, key)
     }
     return payload
   })

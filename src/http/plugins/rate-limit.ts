@@ -4,12 +4,14 @@ import rateLimit, {
 } from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'
-import { sql } from 'kysely'
 import type { Database } from '../../infra/db/schema.ts'
 import type { Clock } from '../../shared/clock.ts'
-
-/** The longest window any counter of `rate_limits` may use; older rows are removed. */
-export const MAX_WINDOW_MS = 3_600_000
+import {
+  incrementBucket,
+  MAX_WINDOW_MS,
+  pruneWindowsBefore,
+  readBucket,
+} from './rate-limit.cross-tenant.repository.ts'
 
 /** Where a fixed window of `windowMs` stands at `now`: its row name and the time left. */
 export function fixedWindow(key: string, now: number, windowMs: number) {
@@ -29,13 +31,7 @@ export async function countInWindow(
   windowMs: number,
 ): Promise<{ count: number; ttl: number }> {
   const { bucket, windowStart, ttl } = fixedWindow(key, now, windowMs)
-  const { count } = await db
-    .insertInto('rate_limits')
-    .values({ bucket, window_start: windowStart, count: 1 })
-    .onConflict((oc) => oc.column('bucket').doUpdateSet({ count: sql`rate_limits.count + 1` }))
-    .returning('count')
-    .executeTakeFirstOrThrow()
-  return { count: Number(count), ttl }
+  return { count: await incrementBucket(db, bucket, windowStart), ttl }
 }
 
 /** The count of `key`'s current window without adding to it (0 when nothing was counted). */
@@ -46,12 +42,7 @@ export async function peekWindow(
   windowMs: number,
 ): Promise<{ count: number; ttl: number }> {
   const { bucket, ttl } = fixedWindow(key, now, windowMs)
-  const row = await db
-    .selectFrom('rate_limits')
-    .select('count')
-    .where('bucket', '=', bucket)
-    .executeTakeFirst()
-  return { count: Number(row?.count ?? 0), ttl }
+  return { count: await readBucket(db, bucket), ttl }
 }
 
 /** The per-key API budget: `countInWindow` behind @fastify/rate-limit's store interface. */
@@ -66,10 +57,7 @@ function databaseStore(db: Kysely<Database>, clock: Clock) {
             sinceCleanup = 0
             // Windows up to an hour long share the table (the login throttle's are 15 minutes).
             const { windowStart } = fixedWindow(key, now, timeWindow)
-            await db
-              .deleteFrom('rate_limits')
-              .where('window_start', '<', windowStart - MAX_WINDOW_MS)
-              .execute()
+            await pruneWindowsBefore(db, windowStart - MAX_WINDOW_MS)
           }
           callback(null, { current: counted.count, ttl: counted.ttl })
         })

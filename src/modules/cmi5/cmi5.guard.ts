@@ -87,7 +87,9 @@ export class Cmi5Guard implements LrsLaunchGuard {
 
   async #context(credential: LrsCredential) {
     const { db } = this.#cmi5.deps
-    const launch = credential.launchId ? await repo.findLaunch(db, credential.launchId) : undefined
+    const launch = credential.launchId
+      ? await repo.findLaunch(db, credential, credential.launchId)
+      : undefined
     if (!launch) throw new AppError('unauthorized', 'The launch of this credential is unknown')
     const reg = await repo.findRegistration(db, credential, launch.registration_id)
     if (!reg) throw new AppError('unauthorized', 'The registration of this credential is unknown')
@@ -121,7 +123,7 @@ export class Cmi5Guard implements LrsLaunchGuard {
       launch.preferences_read === 0
     ) {
       const at = isoNow(this.#cmi5.deps.clock)
-      await repo.updateLaunch(this.#cmi5.deps.db, launch.id, {
+      await repo.updateLaunch(this.#cmi5.deps.db, credential, launch.id, {
         preferences_read: 1,
         updated_at: at,
       })
@@ -184,16 +186,22 @@ export class Cmi5Guard implements LrsLaunchGuard {
       const at = isoNow(clock)
       if (typeof verb === 'string' && AU_VERBS.has(verb) && !verbs.includes(verb)) {
         verbs.push(verb)
-        await repo.updateLaunch(db, launch.id, { verbs: JSON.stringify(verbs), updated_at: at })
+        await repo.updateLaunch(db, credential, launch.id, {
+          verbs: JSON.stringify(verbs),
+          updated_at: at,
+        })
       }
       if (verb === VERB.initialized) {
-        await repo.updateLaunch(db, launch.id, { status: 'initialized', updated_at: at })
+        await repo.updateLaunch(db, credential, launch.id, {
+          status: 'initialized',
+          updated_at: at,
+        })
       } else if (verb === VERB.completed || verb === VERB.passed || verb === VERB.failed) {
         const before = state.aus[key] ?? emptyProgress()
         state = { ...state, aus: { ...state.aus, [key]: progressAfter(before, st) } }
         state = await this.#cmi5.settle(credential, reg, structure, state, launch.id)
       } else if (verb === VERB.terminated) {
-        await repo.updateLaunch(db, launch.id, { status: 'terminated', updated_at: at })
+        await repo.updateLaunch(db, credential, launch.id, { status: 'terminated', updated_at: at })
         await this.#cmi5.writer.lrs.credentials.revokeLaunch(credential, launch.id)
         const result = isObject(st.result) ? st.result : {}
         const duration = typeof result.duration === 'string' ? result.duration : null

@@ -32,8 +32,16 @@ export async function findRegistrationOfSession(
     .executeTakeFirst()
 }
 
-export async function insertRegistration(db: Executor, row: Cmi5RegistrationsTable) {
-  await db.insertInto('cmi5_registrations').values(row).execute()
+/** Stores a registration of `scope` (the row's tenant and mode are the scope's). */
+export async function insertRegistration(
+  db: Executor,
+  scope: TenantScope,
+  row: Cmi5RegistrationsTable,
+) {
+  await db
+    .insertInto('cmi5_registrations')
+    .values({ ...row, tenant_id: scope.tenantId, mode: scope.mode })
+    .execute()
 }
 
 export async function updateRegistration(
@@ -51,9 +59,19 @@ export async function updateRegistration(
     .execute()
 }
 
-/** A launch by its id; launch ids are random UUIDs, and callers check the scope they expect. */
-export async function findLaunch(db: Executor, id: string): Promise<Cmi5LaunchesTable | undefined> {
-  return db.selectFrom('cmi5_launches').selectAll().where('id', '=', id).executeTakeFirst()
+/** A launch of the scope by its id; another tenant's or mode's id finds nothing. */
+export async function findLaunch(
+  db: Executor,
+  scope: TenantScope,
+  id: string,
+): Promise<Cmi5LaunchesTable | undefined> {
+  return db
+    .selectFrom('cmi5_launches')
+    .selectAll()
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
 export async function openLaunches(
@@ -72,12 +90,17 @@ export async function openLaunches(
     .execute()
 }
 
-export async function insertLaunch(db: Executor, row: Cmi5LaunchesTable) {
-  await db.insertInto('cmi5_launches').values(row).execute()
+/** Stores a launch of `scope` (the row's tenant and mode are the scope's). */
+export async function insertLaunch(db: Executor, scope: TenantScope, row: Cmi5LaunchesTable) {
+  await db
+    .insertInto('cmi5_launches')
+    .values({ ...row, tenant_id: scope.tenantId, mode: scope.mode })
+    .execute()
 }
 
 export async function updateLaunch(
   db: Executor,
+  scope: TenantScope,
   id: string,
   set: Partial<
     Pick<
@@ -86,14 +109,27 @@ export async function updateLaunch(
     >
   >,
 ) {
-  await db.updateTable('cmi5_launches').set(set).where('id', '=', id).execute()
+  await db
+    .updateTable('cmi5_launches')
+    .set(set)
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('id', '=', id)
+    .execute()
 }
 
 /** Marks the fetch URL used; false when it already was (compare-and-set). */
-export async function claimFetch(db: Executor, id: string, at: string): Promise<boolean> {
+export async function claimFetch(
+  db: Executor,
+  scope: TenantScope,
+  id: string,
+  at: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('cmi5_launches')
     .set({ fetched_at: at, updated_at: at })
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
     .where('id', '=', id)
     .where('fetched_at', 'is', null)
     .executeTakeFirst()

@@ -14,6 +14,7 @@ import { agentKey } from '../lrs/agent.validator.ts'
 import type { JsonObject } from '../lrs/xapi-primitives.ts'
 import type { Cmi5Au, Cmi5Structure, ManifestSummary } from '../scorm/manifest/manifest.types.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
+import { findLaunchForFetch } from './cmi5.cross-tenant.repository.ts'
 import * as repo from './cmi5.repository.ts'
 import { LAUNCH_DATA_STATE_ID, type LaunchMode } from './cmi5.vocabulary.ts'
 import {
@@ -165,7 +166,7 @@ export class Cmi5Service {
       created_at: at,
       updated_at: at,
     }
-    await repo.insertRegistration(db, row)
+    await repo.insertRegistration(db, scope, row)
     return { row, created: true }
   }
 
@@ -263,7 +264,7 @@ export class Cmi5Service {
       launched_at: at,
       updated_at: at,
     }
-    await repo.insertLaunch(this.#deps.db, launch)
+    await repo.insertLaunch(this.#deps.db, scope, launch)
     const origin = tenantContentOrigin(contentOriginsOf(this.#deps.config), scope.tenantId)
     const actor = JSON.parse(reg.actor) as JsonObject
     const auUrl = this.contentUrl(scope, version, session, auHref(version, au))
@@ -322,7 +323,7 @@ export class Cmi5Service {
    */
   async fetch(launchId: string, secret: string): Promise<JsonObject> {
     const { db, clock } = this.#deps
-    const launch = isUuid(launchId) ? await repo.findLaunch(db, launchId) : undefined
+    const launch = isUuid(launchId) ? await findLaunchForFetch(db, launchId) : undefined
     const given = Buffer.from(hash(secret), 'hex')
     if (!launch || !timingSafeEqual(given, Buffer.from(launch.fetch_hash, 'hex'))) {
       return { 'error-code': '3', 'error-text': 'Unknown fetch URL' }
@@ -330,16 +331,16 @@ export class Cmi5Service {
     if (launch.status === 'terminated' || launch.status === 'abandoned') {
       return { 'error-code': '2', 'error-text': 'The session has ended' }
     }
-    if (!(await repo.claimFetch(db, launch.id, isoNow(clock)))) {
+    const scope = { tenantId: launch.tenant_id, mode: launch.mode }
+    if (!(await repo.claimFetch(db, scope, launch.id, isoNow(clock)))) {
       return { 'error-code': '1', 'error-text': 'The fetch URL has already been used' }
     }
-    const scope = { tenantId: launch.tenant_id, mode: launch.mode }
     const credential = await this.writer.lrs.credentials.createForLaunch(scope, {
       launchId: launch.id,
       label: `cmi5 session ${launch.id}`,
       expiresAt: new Date(clock.now().getTime() + LAUNCH_CREDENTIAL_TTL_MS),
     })
-    await repo.updateLaunch(db, launch.id, { credential_id: credential.id })
+    await repo.updateLaunch(db, scope, launch.id, { credential_id: credential.id })
     return { 'auth-token': credential.basicToken }
   }
 
@@ -352,7 +353,7 @@ export class Cmi5Service {
   ): Promise<void> {
     const au = structure.aus[launch.au_index]
     const now = this.#deps.clock.now()
-    await repo.updateLaunch(this.#deps.db, launch.id, {
+    await repo.updateLaunch(this.#deps.db, scope, launch.id, {
       status: 'abandoned',
       updated_at: now.toISOString(),
     })
@@ -378,8 +379,10 @@ export class Cmi5Service {
 
   /** The launch and its course, for abandoning by the cmi5 session id. */
   async abandon(scope: TenantScope, launchId: string, structureOf: StructureLoader) {
-    const launch = isUuid(launchId) ? await repo.findLaunch(this.#deps.db, launchId) : undefined
-    if (!launch || launch.tenant_id !== scope.tenantId || launch.mode !== scope.mode) {
+    const launch = isUuid(launchId)
+      ? await repo.findLaunch(this.#deps.db, scope, launchId)
+      : undefined
+    if (!launch) {
       throw new AppError('not_found', `No cmi5 session ${launchId}`)
     }
     if (launch.status === 'terminated' || launch.status === 'abandoned') {

@@ -8,7 +8,7 @@ import {
 } from '../../shared/content-origin.ts'
 import { signToken, verifyToken } from '../../shared/signed-token.ts'
 import type { Cmi5Structure } from '../scorm/manifest/manifest.types.ts'
-import * as sessions from '../sessions/session.repository.ts'
+import * as sessions from '../sessions/session.cross-tenant.repository.ts'
 import * as repo from './cmi5.repository.ts'
 import type { Cmi5Deps } from './lms-writer.ts'
 import { auSatisfied, emptyProgress, type RegistrationState } from './move-on.ts'

@@ -5,6 +5,7 @@ import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
 import type { Clock } from '../../shared/clock.ts'
 import type { Cmi5Structure, ManifestSummary } from '../scorm/manifest/manifest.types.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
+import { findVersionManifest } from './cmi5.cross-tenant.repository.ts'
 import { Cmi5Guard } from './cmi5.guard.ts'
 import {
   Cmi5Service,
@@ -50,11 +51,7 @@ export function createCmi5Services(
   const cmi5 = new Cmi5Service(deps, new LmsWriter(deps))
   const tincan = new TinCanService(cmi5)
   const manifestOf = async (versionId: string) => {
-    const row = await db
-      .selectFrom('package_versions')
-      .select(['manifest', 'blob_prefix', 'package_id'])
-      .where('id', '=', versionId)
-      .executeTakeFirst()
+    const row = await findVersionManifest(db, versionId)
     return row ? { ...row, manifest: JSON.parse(row.manifest) as ManifestSummary } : undefined
   }
   const structureOf = async (versionId: string): Promise<Cmi5Structure | null> =>

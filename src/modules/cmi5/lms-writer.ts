@@ -113,7 +113,7 @@ export class LmsWriter {
         await event('session.failed')
       }
       if (ended?.suspended && !reached) await event('session.suspended')
-      await sessions.saveSessionProgress(trx, next)
+      await sessions.saveSessionProgress(trx, scope, next)
     })
   }
 }

@@ -62,13 +62,13 @@ export class TinCanService {
       launched_at: at,
       updated_at: at,
     }
-    await repo.insertLaunch(db, launch)
+    await repo.insertLaunch(db, scope, launch)
     const credential = await this.#cmi5.writer.lrs.credentials.createForLaunch(scope, {
       launchId,
       label: `Tin Can launch ${launchId}`,
       expiresAt: new Date(clock.now().getTime() + LAUNCH_CREDENTIAL_TTL_MS),
     })
-    await repo.updateLaunch(db, launchId, { credential_id: credential.id })
+    await repo.updateLaunch(db, scope, launchId, { credential_id: credential.id })
     const url = this.#cmi5.contentUrl(scope, version, session, target.href)
     const launchUrl = withParams(url, {
       endpoint: `${this.#cmi5.deps.config.publicUrl}/xapi/`,

@@ -1,7 +1,8 @@
 import type { Executor } from '../../infra/db/schema.ts'
 import { AppError } from '../../shared/app-error.ts'
-import { findPlan, findTenant } from '../tenants/tenant.repository.ts'
-import { consumeAllowance } from './conversion.repository.ts'
+import { findPlan, findTenant } from '../tenants/tenant.cross-tenant.repository.ts'
+import type { TenantScope } from '../tenants/tenant-scope.ts'
+import { allowanceUsed, consumeAllowance } from './conversion.repository.ts'
 
 /** The calendar month (UTC) an allowance counts in, e.g. `2026-11`. */
 export function allowancePeriod(at: Date): string {
@@ -46,13 +47,13 @@ export function allowanceExhausted(limit: number, at: Date): AppError {
  */
 export async function takeAllowance(
   db: Executor,
-  tenantId: string,
+  scope: TenantScope,
   at: Date,
 ): Promise<string | null> {
-  const limit = await monthlyAllowance(db, tenantId)
+  const limit = await monthlyAllowance(db, scope.tenantId)
   if (limit === null) return null
   const period = allowancePeriod(at)
-  if (!(await consumeAllowance(db, tenantId, period, limit))) throw allowanceExhausted(limit, at)
+  if (!(await consumeAllowance(db, scope, period, limit))) throw allowanceExhausted(limit, at)
   return period
 }
 
@@ -60,14 +61,10 @@ export async function takeAllowance(
  * Read-only early answer, before the upload is stored: refuses when the allowance is already
  * used up. `takeAllowance` stays the authority (concurrent requests may pass this check).
  */
-export async function checkAllowance(db: Executor, tenantId: string, at: Date): Promise<void> {
-  const limit = await monthlyAllowance(db, tenantId)
+export async function checkAllowance(db: Executor, scope: TenantScope, at: Date): Promise<void> {
+  const limit = await monthlyAllowance(db, scope.tenantId)
   if (limit === null) return
-  const row = await db
-    .selectFrom('conversion_allowances')
-    .select('used')
-    .where('tenant_id', '=', tenantId)
-    .where('period', '=', allowancePeriod(at))
-    .executeTakeFirst()
-  if (row && Number(row.used) >= limit) throw allowanceExhausted(limit, at)
+  if ((await allowanceUsed(db, scope, allowancePeriod(at))) >= limit) {
+    throw allowanceExhausted(limit, at)
+  }
 }

@@ -4,8 +4,16 @@ import type { Executor } from '../../infra/db/schema.ts'
 import type { ConversionStatus, ConversionsTable } from '../../infra/db/tables/conversions.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 
-export async function insertConversion(db: Executor, row: ConversionsTable): Promise<void> {
-  await db.insertInto('conversions').values(row).execute()
+/** Stores a conversion of `scope` (the row's tenant and mode are the scope's). */
+export async function insertConversion(
+  db: Executor,
+  scope: TenantScope,
+  row: ConversionsTable,
+): Promise<void> {
+  await db
+    .insertInto('conversions')
+    .values({ ...row, tenant_id: scope.tenantId, mode: scope.mode })
+    .execute()
 }
 
 export async function findConversion(
@@ -83,13 +91,16 @@ export async function updateUnfinished(
 /**
  * Takes one conversion from the tenant's allowance of `period` if fewer than `limit` were used;
  * false when it is used up. One conditional statement, so concurrent requests cannot overdraw.
+ * Allowances are per tenant, not per mode (a conversion costs the same compute in either), so
+ * only the scope's tenant filters here.
  */
 export async function consumeAllowance(
   db: Executor,
-  tenantId: string,
+  scope: TenantScope,
   period: string,
   limit: number,
 ): Promise<boolean> {
+  const { tenantId } = scope
   await db
     .insertInto('conversion_allowances')
     .values({ tenant_id: tenantId, period, used: 0 })
@@ -105,15 +116,30 @@ export async function consumeAllowance(
   return result.numUpdatedRows === 1n
 }
 
-/** Gives back a conversion that failed (it produced nothing). */
-export async function refundAllowance(db: Executor, tenantId: string, period: string) {
+/** Gives back a conversion that failed (it produced nothing); per tenant, like the allowance. */
+export async function refundAllowance(db: Executor, scope: TenantScope, period: string) {
   await db
     .updateTable('conversion_allowances')
     .set({ used: sql`used - 1` })
-    .where('tenant_id', '=', tenantId)
+    .where('tenant_id', '=', scope.tenantId)
     .where('period', '=', period)
     .where('used', '>', 0)
     .execute()
+}
+
+/** Conversions of `period` the scope's tenant used (both modes count); 0 before the first. */
+export async function allowanceUsed(
+  db: Executor,
+  scope: TenantScope,
+  period: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('conversion_allowances')
+    .select('used')
+    .where('tenant_id', '=', scope.tenantId)
+    .where('period', '=', period)
+    .executeTakeFirst()
+  return row ? Number(row.used) : 0
 }
 
 /**

@@ -3,6 +3,7 @@ import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { ConversionsTable } from '../../infra/db/tables/conversions.ts'
+import { noopMetrics, timed } from '../../infra/metrics/index.ts'
 import { AppError, type ErrorCode, isAppError } from '../../shared/app-error.ts'
 import { isoNow } from '../../shared/clock.ts'
 import { recordAuditEvent } from '../events/audit-event.repository.ts'
@@ -84,7 +85,11 @@ export class ConversionRunner {
     await rm(workDir, { recursive: true, force: true }) // what a crashed attempt left
     await mkdir(workDir, { recursive: true, mode: 0o700 })
     try {
-      await this.#convert(scope, row, workDir, job.signal)
+      const metrics = this.#deps.metrics ?? noopMetrics
+      await timed(
+        (outcome, s) => metrics.conversion(outcome, s),
+        () => this.#convert(scope, row, workDir, job.signal),
+      )
     } catch (err) {
       if (isAppError(err) && PERMANENT.has(err.code)) {
         await this.fail(scope, row, err.message)
@@ -205,8 +210,7 @@ export class ConversionRunner {
         finished_at: at,
       })
       if (!done) return
-      if (row.allowance_period)
-        await repo.refundAllowance(trx, scope.tenantId, row.allowance_period)
+      if (row.allowance_period) await repo.refundAllowance(trx, scope, row.allowance_period)
       await recordAuditEvent(trx, scope, {
         type: 'conversion.failed',
         entityType: 'conversion',

@@ -2,9 +2,10 @@ import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { Kysely } from 'kysely'
 import type { BlobStore } from '../../infra/blobs/blob-store.ts'
-import { decodeCursor, encodeCursor } from '../../infra/db/keyset.ts'
+import { cursorPosition, pageOf } from '../../infra/db/keyset.ts'
 import type { Database } from '../../infra/db/schema.ts'
 import type { ConversionStatus, ConversionsTable } from '../../infra/db/tables/conversions.ts'
+import type { Metrics } from '../../infra/metrics/index.ts'
 import type { SlideRenderer } from '../../infra/office/index.ts'
 import type { Queue } from '../../infra/queue/index.ts'
 import { AppError } from '../../shared/app-error.ts'
@@ -34,6 +35,8 @@ export interface ConversionServiceDeps {
   renderer: SlideRenderer
   /** Where jobs get their scratch directories. */
   scratchDir: string
+  /** Records conversion durations. Default: nothing recorded. */
+  metrics?: Metrics
 }
 
 export interface CreateConversionInput {
@@ -76,7 +79,7 @@ export class ConversionService {
         { reason: probe.slideCount === 0 ? 'no_slides' : 'no_visible_slides' },
       )
     }
-    await checkAllowance(db, scope.tenantId, clock.now())
+    await checkAllowance(db, scope, clock.now())
     const id = newId('cnv')
     const filename = input.filename.slice(0, 255)
     const title = (
@@ -91,7 +94,7 @@ export class ConversionService {
     try {
       await db.transaction().execute(async (trx) => {
         const now = clock.now()
-        const period = await takeAllowance(trx, scope.tenantId, now)
+        const period = await takeAllowance(trx, scope, now)
         const queueJobId = await queue.enqueue(trx, {
           task: CONVERSION_TASK,
           payload: { conversionId: id, tenantId: scope.tenantId, mode: scope.mode },
@@ -99,7 +102,7 @@ export class ConversionService {
           maxAttempts: CONVERSION_MAX_ATTEMPTS,
         })
         const at = now.toISOString()
-        await repo.insertConversion(trx, {
+        await repo.insertConversion(trx, scope, {
           id,
           tenant_id: scope.tenantId,
           mode: scope.mode,
@@ -150,18 +153,16 @@ export class ConversionService {
     query: { limit?: number; cursor?: string; status?: ConversionStatus },
   ): Promise<{ jobs: ConversionView[]; total: number; next_cursor: string | null }> {
     const limit = query.limit ?? 50
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined
-    if (after === null) throw new AppError('validation_failed', 'cursor is not one this API issued')
+    const after = cursorPosition(query.cursor || undefined)
     const { db } = this.#deps
     const rows = await repo.listConversions(db, scope, { limit, status: query.status, after })
-    const page = rows.slice(0, limit)
-    const last = page.at(-1)
+    const page = pageOf(rows, limit)
     const jobs: ConversionView[] = []
-    for (const row of page) jobs.push(toConversionView(await this.#reconcile(scope, row)))
+    for (const row of page.data) jobs.push(toConversionView(await this.#reconcile(scope, row)))
     return {
       jobs,
       total: await repo.countConversions(db, scope, query.status),
-      next_cursor: rows.length > limit && last ? encodeCursor(last) : null,
+      next_cursor: page.next_cursor,
     }
   }
 

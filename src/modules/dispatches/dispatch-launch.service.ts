@@ -10,6 +10,7 @@ import { findPackage } from '../packages/package.repository.ts'
 import type { LaunchService } from '../sessions/launch.service.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import { originAllowed } from './allowed-domains.ts'
+import { findDispatchById } from './dispatch.cross-tenant.repository.ts'
 import { type DispatchTokenClaims, parseList } from './dispatch.mapper.ts'
 import * as repo from './dispatch.repository.ts'
 import { effectiveStatus, type RefusalReason, statusRefusal } from './dispatch.state-machine.ts'
@@ -118,7 +119,7 @@ export class DispatchLaunchService {
   async launch(dispatchId: string, input: DispatchLaunchInput): Promise<DispatchLaunchResult> {
     const generation = this.verify(dispatchId, input.token, input.host)
     const { db, clock, launches } = this.#deps
-    const row = await repo.findDispatchById(db, dispatchId)
+    const row = await findDispatchById(db, dispatchId)
     if (!row) throw new AppError('dispatch_not_found', 'This course is not available')
     const scope: TenantScope = { tenantId: row.tenant_id, mode: row.mode }
     const learnerId = input.learnerId.trim()
@@ -152,7 +153,7 @@ export class DispatchLaunchService {
       throw err
     }
     await db.transaction().execute(async (trx) => {
-      await repo.countLaunch(trx, row.id)
+      await repo.countLaunch(trx, scope, row.id)
       await recordAuditEvent(trx, scope, {
         type: 'dispatch.launched',
         entityType: 'dispatch',
@@ -188,7 +189,7 @@ export class DispatchLaunchService {
   ): Promise<Admitted | 'full' | 'rate_limited'> {
     try {
       return await this.#deps.db.transaction().execute(async (trx) => {
-        const result = await register(trx, row, {
+        const result = await register(trx, { tenantId: row.tenant_id, mode: row.mode }, row, {
           lmsLearnerId,
           key,
           at: now.toISOString(),
@@ -216,8 +217,8 @@ export class DispatchLaunchService {
   ): Promise<never> {
     const { db, clock } = this.#deps
     await db.transaction().execute(async (trx) => {
-      await repo.countRefusal(trx, row.id)
-      if (reason === 'rate_limited') await countRateLimited(trx, row.id)
+      await repo.countRefusal(trx, scope, row.id)
+      if (reason === 'rate_limited') await countRateLimited(trx, scope, row.id)
       await recordAuditEvent(trx, scope, {
         type: LAUNCH_REFUSED_EVENT,
         entityType: 'dispatch',

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Executor } from '../../infra/db/schema.ts'
 import type { DispatchesTable } from '../../infra/db/tables/dispatches.ts'
+import type { TenantScope } from '../tenants/tenant-scope.ts'
 import { admitLearner } from './dispatch.repository.ts'
 
 /**
@@ -17,11 +18,11 @@ export type Registration =
   | { kind: 'rate_limited' }
 
 /** 32 random bytes: what the wrapper stores in the client LMS. */
-export function newLearnerKey(): string {
+function newLearnerKey(): string {
   return randomBytes(32).toString('base64url')
 }
 
-export function keyHash(key: string): string {
+function keyHash(key: string): string {
   return createHash('sha256').update(key).digest('hex')
 }
 
@@ -32,6 +33,7 @@ function separateLearnerId(lmsLearnerId: string): string {
 
 async function resume(
   trx: Executor,
+  scope: TenantScope,
   dispatch: DispatchesTable,
   key: string,
   lmsLearnerId: string,
@@ -40,6 +42,8 @@ async function resume(
   const found = await trx
     .selectFrom('dispatch_registrations')
     .select('learner_id')
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
     .where('dispatch_id', '=', dispatch.id)
     .where('key_hash', '=', keyHash(key))
     .where('lms_learner_id', '=', lmsLearnerId)
@@ -48,6 +52,8 @@ async function resume(
   await trx
     .updateTable('dispatch_registrations')
     .set({ last_launch_at: at })
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
     .where('dispatch_id', '=', dispatch.id)
     .where('key_hash', '=', keyHash(key))
     .execute()
@@ -60,6 +66,7 @@ async function resume(
  */
 async function takeNewLearnerSlot(
   trx: Executor,
+  scope: TenantScope,
   dispatchId: string,
   minute: string,
   perMinute: number,
@@ -76,6 +83,8 @@ async function takeNewLearnerSlot(
         .else(1)
         .end(),
     }))
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
     .where('id', '=', dispatchId)
     .where((eb) =>
       eb.or([
@@ -96,21 +105,22 @@ async function takeNewLearnerSlot(
  */
 export async function register(
   trx: Executor,
+  scope: TenantScope,
   dispatch: DispatchesTable,
   input: { lmsLearnerId: string; key: string | undefined; at: string; perMinute: number },
 ): Promise<Registration> {
   const { lmsLearnerId, at } = input
   if (input.key) {
-    const learnerId = await resume(trx, dispatch, input.key, lmsLearnerId, at)
+    const learnerId = await resume(trx, scope, dispatch, input.key, lmsLearnerId, at)
     if (learnerId !== null) {
-      await admitLearner(trx, dispatch, lmsLearnerId, at)
+      await admitLearner(trx, scope, dispatch, lmsLearnerId, at)
       return { kind: 'resumed', learnerId }
     }
   }
-  if (!(await takeNewLearnerSlot(trx, dispatch.id, at.slice(0, 16), input.perMinute))) {
+  if (!(await takeNewLearnerSlot(trx, scope, dispatch.id, at.slice(0, 16), input.perMinute))) {
     return { kind: 'rate_limited' }
   }
-  const seat = await admitLearner(trx, dispatch, lmsLearnerId, at)
+  const seat = await admitLearner(trx, scope, dispatch, lmsLearnerId, at)
   if (seat === 'full') return { kind: 'full' }
   // A seat that existed already means this LMS learner id has launched before: without that
   // registration's key this launch cannot be told from someone else naming the same id.
@@ -124,8 +134,8 @@ export async function register(
       key_hash: keyHash(key),
       lms_learner_id: lmsLearnerId,
       learner_id: learnerId,
-      tenant_id: dispatch.tenant_id,
-      mode: dispatch.mode,
+      tenant_id: scope.tenantId,
+      mode: scope.mode,
       created_at: at,
       last_launch_at: at,
     })
@@ -134,6 +144,8 @@ export async function register(
     await trx
       .updateTable('dispatches')
       .set((eb) => ({ separated_count: eb('separated_count', '+', 1) }))
+      .where('tenant_id', '=', scope.tenantId)
+      .where('mode', '=', scope.mode)
       .where('id', '=', dispatch.id)
       .execute()
   }
@@ -143,20 +155,30 @@ export async function register(
 /** Raises the wrapper generation: wrapper tokens of earlier generations stop working. */
 export async function raiseWrapperGeneration(
   trx: Executor,
+  scope: TenantScope,
   dispatchId: string,
   at: string,
 ): Promise<void> {
   await trx
     .updateTable('dispatches')
     .set((eb) => ({ wrapper_generation: eb('wrapper_generation', '+', 1), updated_at: at }))
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
     .where('id', '=', dispatchId)
     .execute()
 }
 
-export async function countRateLimited(trx: Executor, dispatchId: string): Promise<void> {
+/** Counts a launch refused by the new-learner rate limit. */
+export async function countRateLimited(
+  trx: Executor,
+  scope: TenantScope,
+  dispatchId: string,
+): Promise<void> {
   await trx
     .updateTable('dispatches')
     .set((eb) => ({ rate_limited_count: eb('rate_limited_count', '+', 1) }))
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
     .where('id', '=', dispatchId)
     .execute()
 }

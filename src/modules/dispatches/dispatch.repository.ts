@@ -1,14 +1,25 @@
 import { sql } from 'kysely'
-import { newestFirstPage } from '../../infra/db/keyset.ts'
+import { type KeysetPosition, newestFirstPage } from '../../infra/db/keyset.ts'
 import type { Executor } from '../../infra/db/schema.ts'
 import type { DispatchesTable, DispatchLifecycle } from '../../infra/db/tables/dispatches.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import type { DispatchStatus } from './dispatch.state-machine.ts'
 
-/** Every query that starts from an API request is filtered by the scope (DESIGN §5). */
+/*
+ * Every function takes the scope and filters by it (DESIGN §5); the content origin's lookup by a
+ * signed token and the expiry job's queries are in dispatch.cross-tenant.repository.ts.
+ */
 
-export async function insertDispatch(db: Executor, row: DispatchesTable): Promise<void> {
-  await db.insertInto('dispatches').values(row).execute()
+/** Stores a dispatch of `scope` (the row's tenant and mode are the scope's). */
+export async function insertDispatch(
+  db: Executor,
+  scope: TenantScope,
+  row: DispatchesTable,
+): Promise<void> {
+  await db
+    .insertInto('dispatches')
+    .values({ ...row, tenant_id: scope.tenantId, mode: scope.mode })
+    .execute()
 }
 
 export async function replaceTags(
@@ -47,14 +58,6 @@ export async function findDispatch(
     .executeTakeFirst()
 }
 
-/** For the content origin, whose signed dispatch token already names the dispatch. */
-export async function findDispatchById(
-  db: Executor,
-  id: string,
-): Promise<DispatchesTable | undefined> {
-  return db.selectFrom('dispatches').selectAll().where('id', '=', id).executeTakeFirst()
-}
-
 export interface DispatchListFilter {
   limit: number
   packageId?: string
@@ -62,7 +65,7 @@ export interface DispatchListFilter {
   status?: Exclude<DispatchStatus, 'deleted'>
   now: string
   /** Keyset position: rows strictly older than this (created_at, id) pair. */
-  after?: { createdAt: string; id: string }
+  after?: KeysetPosition
 }
 
 /** Newest first, deleted dispatches never; `limit + 1` rows so the caller sees a next page. */
@@ -168,6 +171,7 @@ export type Admission = 'new' | 'returning' | 'full'
  */
 export async function admitLearner(
   trx: Executor,
+  scope: TenantScope,
   dispatch: DispatchesTable,
   learnerId: string,
   at: string,
@@ -177,8 +181,8 @@ export async function admitLearner(
     .values({
       dispatch_id: dispatch.id,
       learner_id: learnerId,
-      tenant_id: dispatch.tenant_id,
-      mode: dispatch.mode,
+      tenant_id: scope.tenantId,
+      mode: scope.mode,
       first_launch_at: at,
       last_launch_at: at,
       launch_count: 1,
@@ -189,6 +193,8 @@ export async function admitLearner(
     await trx
       .updateTable('dispatch_learners')
       .set((eb) => ({ last_launch_at: at, launch_count: eb('launch_count', '+', 1) }))
+      .where('tenant_id', '=', scope.tenantId)
+      .where('mode', '=', scope.mode)
       .where('dispatch_id', '=', dispatch.id)
       .where('learner_id', '=', learnerId)
       .execute()
@@ -197,6 +203,8 @@ export async function admitLearner(
   const seat = await trx
     .updateTable('dispatches')
     .set((eb) => ({ learner_count: eb('learner_count', '+', 1) }))
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
     .where('id', '=', dispatch.id)
     .where((eb) =>
       eb.or([eb('license_limit', 'is', null), eb('learner_count', '<', eb.ref('license_limit'))]),
@@ -205,56 +213,34 @@ export async function admitLearner(
   return Number(seat.numUpdatedRows) === 1 ? 'new' : 'full'
 }
 
-export async function countLaunch(trx: Executor, dispatchId: string): Promise<void> {
+/** Counts one launch of the dispatch. */
+export async function countLaunch(
+  trx: Executor,
+  scope: TenantScope,
+  dispatchId: string,
+): Promise<void> {
   await trx
     .updateTable('dispatches')
     .set((eb) => ({ launch_count: eb('launch_count', '+', 1) }))
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
     .where('id', '=', dispatchId)
     .execute()
 }
 
-export async function countRefusal(trx: Executor, dispatchId: string): Promise<void> {
+/** Counts one refused launch of the dispatch. */
+export async function countRefusal(
+  trx: Executor,
+  scope: TenantScope,
+  dispatchId: string,
+): Promise<void> {
   await trx
     .updateTable('dispatches')
     .set((eb) => ({ refusal_count: eb('refusal_count', '+', 1) }))
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
     .where('id', '=', dispatchId)
     .execute()
-}
-
-/** Dispatches whose expiry has passed without dispatch.expired recorded for it, oldest first. */
-export async function dueExpiries(
-  db: Executor,
-  now: string,
-  limit: number,
-): Promise<DispatchesTable[]> {
-  return db
-    .selectFrom('dispatches')
-    .selectAll()
-    .where('expired_event_at', 'is', null)
-    .where('expires_at', 'is not', null)
-    .where('expires_at', '<=', now)
-    .where('status', '!=', 'deleted')
-    .orderBy('expires_at')
-    .limit(limit)
-    .execute()
-}
-
-/** Claims the expiry event of this exact `expires_at`; false when another worker (or an extend) got there first. */
-export async function claimExpiry(
-  trx: Executor,
-  dispatchId: string,
-  expiresAt: string,
-  at: string,
-): Promise<boolean> {
-  const result = await trx
-    .updateTable('dispatches')
-    .set({ expired_event_at: at })
-    .where('id', '=', dispatchId)
-    .where('expires_at', '=', expiresAt)
-    .where('expired_event_at', 'is', null)
-    .where('status', '!=', 'deleted')
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
 }
 
 /** The latest audit events of one type for a dispatch, newest first. */

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { decodeCursor, encodeCursor } from '../../infra/db/keyset.ts'
+import { cursorPosition, pageOf } from '../../infra/db/keyset.ts'
 import type { Database, Executor } from '../../infra/db/schema.ts'
 import type { DispatchesTable } from '../../infra/db/tables/dispatches.ts'
 import { AppError } from '../../shared/app-error.ts'
@@ -104,7 +104,7 @@ export class DispatchService {
       if (pkg.status === 'archived') {
         throw new AppError('invalid_state', 'The package is archived; restore it to dispatch it')
       }
-      await repo.insertDispatch(trx, row)
+      await repo.insertDispatch(trx, scope, row)
       await repo.replaceTags(trx, scope, row.id, JSON.parse(row.tags) as string[])
       await recordAuditEvent(trx, scope, {
         type: 'dispatch.created',
@@ -127,8 +127,7 @@ export class DispatchService {
   ): Promise<{ dispatches: DispatchView[]; next_cursor: string | null }> {
     const { db, clock, links } = this.#deps
     const limit = query.limit ?? 50
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined
-    if (after === null) throw new AppError('validation_failed', 'cursor is not one this API issued')
+    const after = cursorPosition(query.cursor || undefined)
     const now = clock.now()
     const rows = await repo.listDispatches(db, scope, {
       limit,
@@ -138,18 +137,17 @@ export class DispatchService {
       now: now.toISOString(),
       after,
     })
-    const page = rows.slice(0, limit)
+    const page = pageOf(rows, limit)
     const completions = await repo.completionCounts(
       db,
       scope,
-      page.map((r) => r.id),
+      page.data.map((r) => r.id),
     )
-    const last = page.at(-1)
     return {
-      dispatches: page.map((r) =>
+      dispatches: page.data.map((r) =>
         toDispatchView(r, { completions: completions.get(r.id) ?? 0, now, links }),
       ),
-      next_cursor: rows.length > limit && last ? encodeCursor(last) : null,
+      next_cursor: page.next_cursor,
     }
   }
 
@@ -308,7 +306,7 @@ export class DispatchService {
     const now = clock.now()
     const row = await db.transaction().execute(async (trx) => {
       const current = await this.#require(trx, scope, id)
-      await raiseWrapperGeneration(trx, current.id, now.toISOString())
+      await raiseWrapperGeneration(trx, scope, current.id, now.toISOString())
       const updated = await this.#require(trx, scope, id)
       await recordAuditEvent(trx, scope, {
         type: 'dispatch.wrappers_revoked',

@@ -1,5 +1,6 @@
 import type { BlobStore } from '../../infra/blobs/blob-store.ts'
 import type { PackageVersionsTable } from '../../infra/db/schema.ts'
+import { type Metrics, noopMetrics, timed } from '../../infra/metrics/index.ts'
 import type { ManifestSummary } from '../scorm/manifest/index.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import { ParallelPut } from './parallel-put.ts'
@@ -20,6 +21,8 @@ export interface IngestOptions {
   /** Folder of the version's files, without a trailing slash. */
   prefix: string
   zipKey: string
+  /** Records the ingest's duration and outcome. Default: nothing recorded. */
+  metrics?: Metrics
 }
 
 /** What the manifest says, without the file list (it can be thousands of names). */
@@ -61,7 +64,13 @@ function editionLabel(summary: ManifestSummary): string | null {
  */
 export function ingestZip(options: IngestOptions): Promise<IngestedPackage> {
   // At most a few ingests at once (unpack/ingest-slots.ts: 2, then wait ≤ 30 s, then 503).
-  return withIngestSlot(() => ingestNow(options))
+  const metrics = options.metrics ?? noopMetrics
+  return withIngestSlot(() =>
+    timed(
+      (outcome, s) => metrics.packageIngest(outcome, s),
+      () => ingestNow(options),
+    ),
+  )
 }
 
 async function ingestNow(options: IngestOptions): Promise<IngestedPackage> {

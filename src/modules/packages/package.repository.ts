@@ -1,8 +1,9 @@
 import { sql } from 'kysely'
-import { newestFirstPage } from '../../infra/db/keyset.ts'
+import { type KeysetPosition, newestFirstPage } from '../../infra/db/keyset.ts'
 import { preparedQuery } from '../../infra/db/prepared-query.ts'
 import type {
   Executor,
+  Mode,
   PackageRuntimeWarningsTable,
   PackagesTable,
   PackageVersionsTable,
@@ -10,10 +11,21 @@ import type {
 } from '../../infra/db/schema.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 
-/** Every query below is filtered by the scope: no path reads another tenant's or mode's rows. */
+/*
+ * Every function takes the scope and filters by it (inserts take their tenant and mode from it),
+ * so no path here reads or writes another tenant's or mode's rows (test/unit/architecture).
+ */
 
-export async function insertPackage(db: Executor, row: PackagesTable): Promise<void> {
-  await db.insertInto('packages').values(row).execute()
+/** Stores a package of `scope` (the row's tenant and mode are the scope's). */
+export async function insertPackage(
+  db: Executor,
+  scope: TenantScope,
+  row: PackagesTable,
+): Promise<void> {
+  await db
+    .insertInto('packages')
+    .values({ ...row, tenant_id: scope.tenantId, mode: scope.mode })
+    .execute()
 }
 
 export async function findPackage(
@@ -34,7 +46,7 @@ export interface PackageListFilter {
   limit: number
   status?: 'active' | 'archived'
   /** Keyset position: rows strictly older than this (created_at, id) pair. */
-  after?: { createdAt: string; id: string }
+  after?: KeysetPosition
 }
 
 /** Newest first; fetches `limit + 1` rows so the caller knows whether a next page exists. */
@@ -67,8 +79,16 @@ export async function updatePackage(
     .execute()
 }
 
-export async function insertVersion(db: Executor, row: PackageVersionsTable): Promise<void> {
-  await db.insertInto('package_versions').values(row).execute()
+/** Stores a version of `scope` (the row's tenant and mode are the scope's). */
+export async function insertVersion(
+  db: Executor,
+  scope: TenantScope,
+  row: PackageVersionsTable,
+): Promise<void> {
+  await db
+    .insertInto('package_versions')
+    .values({ ...row, tenant_id: scope.tenantId, mode: scope.mode })
+    .execute()
 }
 
 export async function findVersion(
@@ -104,18 +124,29 @@ export async function listVersions(
 
 export async function setVersionActivated(
   db: Executor,
+  scope: TenantScope,
   versionId: string,
   at: string,
 ): Promise<void> {
   await db
     .updateTable('package_versions')
     .set({ activated_at: at })
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
     .where('id', '=', versionId)
     .execute()
 }
 
-export async function insertUploadIntent(db: Executor, row: UploadIntentsTable): Promise<void> {
-  await db.insertInto('upload_intents').values(row).execute()
+/** Stores an upload intent of `scope` (the row's tenant and mode are the scope's). */
+export async function insertUploadIntent(
+  db: Executor,
+  scope: TenantScope,
+  row: UploadIntentsTable,
+): Promise<void> {
+  await db
+    .insertInto('upload_intents')
+    .values({ ...row, tenant_id: scope.tenantId, mode: scope.mode })
+    .execute()
 }
 
 export async function findUploadIntent(
@@ -133,18 +164,36 @@ export async function findUploadIntent(
 }
 
 /** Marks an intent used; false when another request consumed it first. */
-export async function consumeUploadIntent(db: Executor, id: string, at: string): Promise<boolean> {
+export async function consumeUploadIntent(
+  db: Executor,
+  scope: TenantScope,
+  id: string,
+  at: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('upload_intents')
     .set({ consumed_at: at })
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
     .where('id', '=', id)
     .where('consumed_at', 'is', null)
     .executeTakeFirst()
   return Number(result.numUpdatedRows) > 0
 }
 
-export async function releaseUploadIntent(db: Executor, id: string): Promise<void> {
-  await db.updateTable('upload_intents').set({ consumed_at: null }).where('id', '=', id).execute()
+/** Makes a consumed intent usable again (its processing failed in a way a retry may fix). */
+export async function releaseUploadIntent(
+  db: Executor,
+  scope: TenantScope,
+  id: string,
+): Promise<void> {
+  await db
+    .updateTable('upload_intents')
+    .set({ consumed_at: null })
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('id', '=', id)
+    .execute()
 }
 
 /** Counts refusals of a package's content (runtime warnings), one row per code and element. */
@@ -200,11 +249,21 @@ export async function listRuntimeWarnings(
     .execute()
 }
 
-const packageOptions = preparedQuery((db, p: { id: string }) =>
-  db.selectFrom('packages').select('runtime_options').where('id', '=', p.id),
+const packageOptions = preparedQuery((db, p: { tenantId: string; mode: Mode; id: string }) =>
+  db
+    .selectFrom('packages')
+    .select('runtime_options')
+    .where('tenant_id', '=', p.tenantId)
+    .where('mode', '=', p.mode)
+    .where('id', '=', p.id),
 )
 
-/** A package's runtime options JSON, for the runtime (whose signed token names the session). */
-export async function findRuntimeOptions(db: Executor, packageId: string): Promise<string> {
-  return (await packageOptions.first(db, { id: packageId }))?.runtime_options ?? '{}'
+/** A package's runtime options JSON (`{}` when it has none or is not the scope's). */
+export async function findRuntimeOptions(
+  db: Executor,
+  scope: TenantScope,
+  packageId: string,
+): Promise<string> {
+  const row = await packageOptions.first(db, { ...scope, id: packageId })
+  return row?.runtime_options ?? '{}'
 }

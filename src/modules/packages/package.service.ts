@@ -3,8 +3,9 @@ import type { Readable } from 'node:stream'
 import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
 import type { BlobStore } from '../../infra/blobs/blob-store.ts'
-import { decodeCursor, encodeCursor } from '../../infra/db/keyset.ts'
+import { cursorPosition, pageOf } from '../../infra/db/keyset.ts'
 import type { Database, PackagesTable } from '../../infra/db/schema.ts'
+import type { Metrics } from '../../infra/metrics/index.ts'
 import { AppError } from '../../shared/app-error.ts'
 import { type Clock, isoNow } from '../../shared/clock.ts'
 import { newId } from '../../shared/ids.ts'
@@ -44,6 +45,8 @@ export interface PackageServiceDeps {
   blobs: BlobStore
   clock: Clock
   config: Config
+  /** Records ingest durations. Default: nothing recorded. */
+  metrics?: Metrics
 }
 
 /** Where a package's files live (DESIGN §6); the original zip sits beside the version folder. */
@@ -62,19 +65,14 @@ export class PackageService {
     query: { limit?: number; cursor?: string; status?: 'active' | 'archived' },
   ): Promise<{ packages: PackageView[]; next_cursor: string | null }> {
     const limit = query.limit ?? 50
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined
-    if (after === null) throw new AppError('validation_failed', 'cursor is not one this API issued')
+    const after = cursorPosition(query.cursor || undefined)
     const rows = await repo.listPackages(this.#deps.db, scope, {
       limit,
       status: query.status,
       after,
     })
-    const page = rows.slice(0, limit)
-    const last = page.at(-1)
-    return {
-      packages: page.map(toPackageView),
-      next_cursor: rows.length > limit && last ? encodeCursor(last) : null,
-    }
+    const page = pageOf(rows, limit)
+    return { packages: page.data.map(toPackageView), next_cursor: page.next_cursor }
   }
 
   async get(scope: TenantScope, packageId: string): Promise<PackageDetail> {
@@ -129,7 +127,7 @@ export class PackageService {
     const ingested = await this.#ingest(scope, packageId, versionId, input)
     const now = isoNow(this.#deps.clock)
     await this.#commitOrDiscard(ingested, async (trx) => {
-      await repo.insertPackage(trx, {
+      await repo.insertPackage(trx, scope, {
         id: packageId,
         tenant_id: scope.tenantId,
         mode: scope.mode,
@@ -145,7 +143,11 @@ export class PackageService {
         archived_at: null,
         runtime_options: '{}',
       })
-      await repo.insertVersion(trx, ingested.versionRow(scope, packageId, versionId, 1, now, now))
+      await repo.insertVersion(
+        trx,
+        scope,
+        ingested.versionRow(scope, packageId, versionId, 1, now, now),
+      )
       await recordAuditEvent(trx, scope, {
         type: 'package.created',
         entityType: 'package',
@@ -186,6 +188,7 @@ export class PackageService {
       const number = Number(current.latest_version_number) + 1
       await repo.insertVersion(
         trx,
+        scope,
         ingested.versionRow(scope, packageId, versionId, number, now, null),
       )
       await repo.updatePackage(trx, scope, packageId, {
@@ -222,7 +225,7 @@ export class PackageService {
       }
       if (pkg.active_version_id === versionId) return
       const now = isoNow(this.#deps.clock)
-      await repo.setVersionActivated(trx, versionId, now)
+      await repo.setVersionActivated(trx, scope, versionId, now)
       await repo.updatePackage(trx, scope, packageId, {
         active_version_id: versionId,
         title: version.title,
@@ -283,6 +286,7 @@ export class PackageService {
       uploadedBy: input.uploadedBy,
       prefix: `${packageBlobPrefix(scope, packageId)}/${versionId}`,
       zipKey: `${packageBlobPrefix(scope, packageId)}/${versionId}.zip`,
+      metrics: this.#deps.metrics,
     })
   }
 

@@ -80,7 +80,7 @@ export class UploadService {
       contentLength: body.file_size,
       expiresInSeconds: config.upload.urlTtlSeconds,
     })
-    await repo.insertUploadIntent(db, {
+    await repo.insertUploadIntent(db, scope, {
       id,
       tenant_id: scope.tenantId,
       mode: scope.mode,
@@ -172,7 +172,7 @@ export class UploadService {
     if (!intent) {
       throw new AppError('upload_not_found', 'No upload was issued for this storage_path')
     }
-    if (!(await repo.consumeUploadIntent(db, intent.id, isoNow(clock)))) {
+    if (!(await repo.consumeUploadIntent(db, scope, intent.id, isoNow(clock)))) {
       throw new AppError('conflict', 'This upload was already processed')
     }
     const dir = await mkdtemp(join(tmpdir(), 'courseport-process-'))
@@ -200,7 +200,7 @@ export class UploadService {
       const refused = isAppError(err) && err.status < 500 && err.code !== 'invalid_state'
       // A refused file stays refused: drop it. Anything else may succeed on a retry.
       if (refused) await blobs.delete(intent.storage_path)
-      else await repo.releaseUploadIntent(db, intent.id)
+      else await repo.releaseUploadIntent(db, scope, intent.id)
       throw err
     } finally {
       await rm(dir, { recursive: true, force: true })

@@ -1,7 +1,7 @@
-import { sql } from 'kysely'
 import type { Executor } from '../../infra/db/schema.ts'
 import { recordAuditEvent } from '../events/audit-event.repository.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
+import { countActiveLearner, insertActiveLearner } from './usage.repository.ts'
 
 /** Percentages of the plan's active-learner allotment that fire a usage event. */
 export const USAGE_THRESHOLDS = [70, 90, 100] as const
@@ -24,30 +24,10 @@ export async function recordActiveLearner(
 ): Promise<{ activeLearners: number; crossed: number[] }> {
   const period = billingPeriod(input.at)
   const at = input.at.toISOString()
-  const inserted = await trx
-    .insertInto('usage_learners')
-    .values({
-      tenant_id: scope.tenantId,
-      mode: scope.mode,
-      period,
-      learner_id: input.learnerId,
-      first_launch_at: at,
-    })
-    .onConflict((oc) => oc.doNothing())
-    .returning('learner_id')
-    .executeTakeFirst()
-  if (!inserted) return { activeLearners: -1, crossed: [] }
-  const { active_learners } = await trx
-    .insertInto('usage_counters')
-    .values({ tenant_id: scope.tenantId, mode: scope.mode, period, active_learners: 1 })
-    .onConflict((oc) =>
-      oc
-        .columns(['tenant_id', 'mode', 'period'])
-        .doUpdateSet({ active_learners: sql`usage_counters.active_learners + 1` }),
-    )
-    .returning('active_learners')
-    .executeTakeFirstOrThrow()
-  const count = Number(active_learners)
+  if (!(await insertActiveLearner(trx, scope, period, input.learnerId, at))) {
+    return { activeLearners: -1, crossed: [] }
+  }
+  const count = await countActiveLearner(trx, scope, period)
   const crossed = USAGE_THRESHOLDS.filter((pct) => {
     const needed = Math.ceil((input.allotment * pct) / 100)
     return count - 1 < needed && count >= needed

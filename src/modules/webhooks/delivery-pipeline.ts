@@ -1,14 +1,15 @@
 import type { Db } from '../../infra/db/database.ts'
 import type { WebhookEndpointsTable } from '../../infra/db/tables/webhooks.ts'
 import type { HttpEgressClient } from '../../infra/http-egress/index.ts'
+import type { Metrics } from '../../infra/metrics/index.ts'
 import type { Clock } from '../../shared/clock.ts'
-import type { ClaimedDelivery } from './delivery-claim.repository.ts'
+import type { ClaimedDelivery } from './delivery-claim.cross-tenant.repository.ts'
 import {
   type AttemptOutcome,
   deadLetterLostFinalAttempts,
   dropDelivery,
   releaseDelivery,
-} from './delivery-outcome.repository.ts'
+} from './delivery-outcome.cross-tenant.repository.ts'
 import { applyAttempt } from './delivery-policy.ts'
 import type { SecretBox } from './secret-box.ts'
 import {
@@ -43,6 +44,7 @@ export class DeliveryPipeline {
   readonly #box: SecretBox
   readonly #options: PipelineOptions
   readonly #logger: DispatchLogger
+  readonly #metrics: Metrics
   readonly #plainSecrets = new Map<string, string>()
 
   constructor(deps: {
@@ -52,6 +54,7 @@ export class DeliveryPipeline {
     box: SecretBox
     options: PipelineOptions
     logger: DispatchLogger
+    metrics: Metrics
   }) {
     this.#db = deps.db
     this.#clock = deps.clock
@@ -59,6 +62,7 @@ export class DeliveryPipeline {
     this.#box = deps.box
     this.#options = deps.options
     this.#logger = deps.logger
+    this.#metrics = deps.metrics
   }
 
   async run(signal: AbortSignal): Promise<DispatchStats> {
@@ -171,6 +175,7 @@ export class DeliveryPipeline {
   #outcome(delivery: ClaimedDelivery, sent: SendResult, attemptedAt: Date): AttemptOutcome {
     const at = this.#clock.now()
     const next = applyAttempt(delivery.attempt, sent.result, at)
+    this.#metrics.webhookAttempt(next.outcome, sent.latencyMs / 1000)
     return {
       delivery,
       status: next.status,

@@ -2,7 +2,7 @@ import type { Db } from '../../infra/db/database.ts'
 import type { Executor } from '../../infra/db/schema.ts'
 import type { Queue } from '../../infra/queue/index.ts'
 import type { Clock } from '../../shared/clock.ts'
-import { anyClaimable, nextWakeAt } from './delivery-claim.repository.ts'
+import { anyClaimable, nextWakeAt } from './delivery-claim.cross-tenant.repository.ts'
 import type { DeliveryPipeline, DispatchStats } from './delivery-pipeline.ts'
 import { FANOUT_BATCH, fanOutBatch } from './webhook-fanout.ts'
 

@@ -1,6 +1,7 @@
 import type { SecureContextOptions } from 'node:tls'
 import type { Db } from '../../infra/db/database.ts'
 import type { HttpEgressClient, Resolver } from '../../infra/http-egress/index.ts'
+import { type Metrics, noopMetrics } from '../../infra/metrics/index.ts'
 import { createQueue } from '../../infra/queue/index.ts'
 import type { Clock } from '../../shared/clock.ts'
 import { DeliveryPipeline, type DispatchLogger } from './delivery-pipeline.ts'
@@ -52,6 +53,8 @@ export interface WebhookModuleOptions {
   /** A sender run stops claiming after this long. Default: 30 000 ms. */
   senderBudgetMs?: number
   logger?: DispatchLogger
+  /** Records attempt outcomes and latencies. Default: nothing recorded. */
+  metrics?: Metrics
 }
 
 const consoleLogger: DispatchLogger = {
@@ -74,6 +77,7 @@ export function createWebhookService(options: WebhookModuleOptions): WebhookServ
     egress: options.egress,
     box,
     logger: options.logger ?? consoleLogger,
+    metrics: options.metrics ?? noopMetrics,
     options: {
       concurrency: options.concurrency ?? 64,
       perEndpoint,

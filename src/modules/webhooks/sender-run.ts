@@ -2,9 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Db } from '../../infra/db/database.ts'
 import type { WebhookEndpointsTable } from '../../infra/db/tables/webhooks.ts'
 import type { Clock } from '../../shared/clock.ts'
-import { type ClaimedDelivery, claimDueDeliveries } from './delivery-claim.repository.ts'
-import { type AttemptOutcome, recordOutcomes } from './delivery-outcome.repository.ts'
-import { endpointsByIds } from './webhook-endpoint.repository.ts'
+import {
+  type ClaimedDelivery,
+  claimDueDeliveries,
+} from './delivery-claim.cross-tenant.repository.ts'
+import { type AttemptOutcome, recordOutcomes } from './delivery-outcome.cross-tenant.repository.ts'
+import { endpointsByIds } from './webhook-jobs.cross-tenant.repository.ts'
 
 export interface SenderRunOptions {
   /** Requests one run keeps in flight. */

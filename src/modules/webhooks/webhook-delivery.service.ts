@@ -1,5 +1,5 @@
 import type { Db } from '../../infra/db/database.ts'
-import { decodeCursor, encodeCursor } from '../../infra/db/keyset.ts'
+import { cursorPosition, pageOf } from '../../infra/db/keyset.ts'
 import type { Executor } from '../../infra/db/schema.ts'
 import type { DeliveryStatus, WebhookDeliveriesTable } from '../../infra/db/tables/webhooks.ts'
 import { AppError } from '../../shared/app-error.ts'
@@ -14,6 +14,7 @@ import * as repo from './webhook-delivery.repository.ts'
 import { findEndpoint } from './webhook-endpoint.repository.ts'
 import { buildEnvelope } from './webhook-envelope.ts'
 import { TEST_EVENT_TYPE } from './webhook-events.ts'
+import { allEndpointIds, pruneFinishedDeliveries } from './webhook-jobs.cross-tenant.repository.ts'
 
 export interface WebhookDeliveryServiceDeps {
   db: Db
@@ -57,28 +58,26 @@ export class WebhookDeliveryService {
       throw new AppError('webhook_not_found', `No webhook ${webhookId}`)
     }
     const limit = query.limit ?? 50
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined
-    if (after === null) throw new AppError('validation_failed', 'cursor is not one this API issued')
+    const after = cursorPosition(query.cursor || undefined)
     const rows = await repo.listDeliveries(db, scope, webhookId, {
       limit,
       status: query.status,
       after,
     })
-    const page = rows.slice(0, limit)
+    const page = pageOf(rows, limit)
     const attempts = await repo.attemptsOf(
       db,
       scope,
-      page.map((r) => r.id),
+      page.data.map((r) => r.id),
     )
-    const last = page.at(-1)
     return {
-      deliveries: page.map((r) =>
+      deliveries: page.data.map((r) =>
         toDeliveryView(
           r,
           attempts.filter((a) => a.delivery_id === r.id),
         ),
       ),
-      next_cursor: rows.length > limit && last ? encodeCursor(last) : null,
+      next_cursor: page.next_cursor,
     }
   }
 
@@ -126,7 +125,7 @@ export class WebhookDeliveryService {
       if (endpoint.status !== 'active') {
         throw new AppError('invalid_state', 'The webhook is disabled; enable it to send a test')
       }
-      await repo.insertDeliveries(trx, [testDeliveryRow(scope, webhookId, id, now)])
+      await repo.insertScopedDeliveries(trx, scope, [testDeliveryRow(scope, webhookId, id, now)])
       await this.#deps.scheduler.wake(trx)
     })
     return this.get(scope, id)
@@ -139,11 +138,10 @@ export class WebhookDeliveryService {
   async prune(retentionDays: number): Promise<number> {
     const db = this.#deps.db.kysely
     const before = new Date(this.#deps.clock.now().getTime() - retentionDays * 86_400_000)
-    const endpoints = await db.selectFrom('webhook_endpoints').select('id').execute()
     let total = 0
-    for (const { id } of endpoints) {
+    for (const id of await allEndpointIds(db)) {
       for (;;) {
-        const n = await repo.pruneFinishedDeliveries(db, id, before.toISOString(), 1000)
+        const n = await pruneFinishedDeliveries(db, id, before.toISOString(), 1000)
         total += n
         if (n < 1000) break
       }

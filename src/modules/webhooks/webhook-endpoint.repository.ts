@@ -1,4 +1,4 @@
-import { newestFirstPage } from '../../infra/db/keyset.ts'
+import { type KeysetPosition, newestFirstPage } from '../../infra/db/keyset.ts'
 import type { Executor } from '../../infra/db/schema.ts'
 import type { WebhookEndpointsTable } from '../../infra/db/tables/webhooks.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
@@ -7,8 +7,16 @@ export type EndpointChanges = Partial<
   Omit<WebhookEndpointsTable, 'id' | 'tenant_id' | 'created_at'>
 >
 
-export async function insertEndpoint(trx: Executor, row: WebhookEndpointsTable): Promise<void> {
-  await trx.insertInto('webhook_endpoints').values(row).execute()
+/** Stores an endpoint of `scope` (the row's tenant and mode are the scope's). */
+export async function insertEndpoint(
+  trx: Executor,
+  scope: TenantScope,
+  row: WebhookEndpointsTable,
+): Promise<void> {
+  await trx
+    .insertInto('webhook_endpoints')
+    .values({ ...row, tenant_id: scope.tenantId, mode: scope.mode })
+    .execute()
 }
 
 export async function findEndpoint(
@@ -29,7 +37,7 @@ export async function findEndpoint(
 export async function listEndpoints(
   db: Executor,
   scope: TenantScope,
-  options: { limit: number; after?: { createdAt: string; id: string } },
+  options: { limit: number; after?: KeysetPosition },
 ): Promise<WebhookEndpointsTable[]> {
   const query = db
     .selectFrom('webhook_endpoints')
@@ -68,30 +76,4 @@ export async function deleteEndpoint(
     .where('mode', '=', scope.mode)
     .executeTakeFirst()
   return result.numDeletedRows === 1n
-}
-
-/**
- * Active endpoints of these tenants, for the fan-out. The tenants come from the audit events
- * being fanned out, which is the scope of this system-side read.
- */
-export async function activeEndpointsOfTenants(
-  db: Executor,
-  tenantIds: readonly string[],
-): Promise<WebhookEndpointsTable[]> {
-  if (tenantIds.length === 0) return []
-  return db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('tenant_id', 'in', tenantIds)
-    .where('status', '=', 'active')
-    .execute()
-}
-
-/** Endpoints by id, for the sender (the ids come from deliveries it has leased). */
-export async function endpointsByIds(
-  db: Executor,
-  ids: readonly string[],
-): Promise<WebhookEndpointsTable[]> {
-  if (ids.length === 0) return []
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute()
 }

@@ -1,12 +1,18 @@
 import type { Db } from '../../infra/db/database.ts'
-import type { Dialect, Executor } from '../../infra/db/schema.ts'
+import type { Executor } from '../../infra/db/schema.ts'
 import type { WebhookEndpointsTable } from '../../infra/db/tables/webhooks.ts'
 import type { Clock } from '../../shared/clock.ts'
 import { newId } from '../../shared/ids.ts'
-import { insertNewDeliveries, type NewDelivery } from './webhook-delivery.repository.ts'
-import { activeEndpointsOfTenants } from './webhook-endpoint.repository.ts'
 import { buildEnvelope, type EnvelopeSource } from './webhook-envelope.ts'
 import { DELIVERED_EVENTS, type Subscription, subscriptionMatches } from './webhook-events.ts'
+import {
+  activeEndpointsOfTenants,
+  insertNewDeliveries,
+  markFannedOut,
+  type NewDelivery,
+  type PendingEvent,
+  pendingEvents,
+} from './webhook-jobs.cross-tenant.repository.ts'
 
 /** Audit events read per transaction. */
 export const FANOUT_BATCH = 1000
@@ -57,43 +63,15 @@ export async function fanOutBatch(
     const now = clock.now().toISOString()
     const rows = deliverable.flatMap((event) => deliveriesOf(event, byTenant))
     const inserted = await insertNewDeliveries(trx, db.dialect, rows, now)
-    await trx
-      .updateTable('audit_events')
-      .set({ fanned_out_at: now })
-      .where(
-        'seq',
-        'in',
-        events.map((e) => e.seq),
-      )
-      .execute()
+    await markFannedOut(
+      trx,
+      events.map((e) => e.seq),
+      now,
+    )
     if (inserted > 0) await wake(trx)
     return { events: events.length, deliveries: inserted }
   })
 }
-
-/** The next audit events not fanned out yet, oldest first; locked (skipping locked) on PostgreSQL. */
-function pendingEvents(trx: Executor, dialect: Dialect, batchSize: number) {
-  const select = trx
-    .selectFrom('audit_events')
-    .select([
-      'seq',
-      'id',
-      'tenant_id',
-      'mode',
-      'type',
-      'entity_type',
-      'entity_id',
-      'severity',
-      'data',
-      'occurred_at',
-    ])
-    .where('fanned_out_at', 'is', null)
-    .orderBy('seq')
-    .limit(batchSize)
-  return (dialect === 'postgres' ? select.forUpdate().skipLocked() : select).execute()
-}
-
-type PendingEvent = Awaited<ReturnType<typeof pendingEvents>>[number]
 
 async function endpointsByTenant(
   trx: Executor,

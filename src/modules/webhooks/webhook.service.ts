@@ -1,5 +1,5 @@
 import type { Db } from '../../infra/db/database.ts'
-import { decodeCursor, encodeCursor } from '../../infra/db/keyset.ts'
+import { cursorPosition, pageOf } from '../../infra/db/keyset.ts'
 import type { Executor } from '../../infra/db/schema.ts'
 import type { WebhookEndpointsTable } from '../../infra/db/tables/webhooks.ts'
 import type { HttpEgressClient } from '../../infra/http-egress/index.ts'
@@ -87,7 +87,7 @@ export class WebhookService {
       updated_at: now,
     }
     await this.#deps.db.kysely.transaction().execute(async (trx) => {
-      await repo.insertEndpoint(trx, row)
+      await repo.insertEndpoint(trx, scope, row)
       await this.#audit(trx, scope, 'webhook.created', row.id, now, {
         url,
         label: row.label,
@@ -103,16 +103,11 @@ export class WebhookService {
     query: { limit?: number; cursor?: string },
   ): Promise<{ webhooks: WebhookView[]; next_cursor: string | null }> {
     const limit = query.limit ?? 50
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined
-    if (after === null) throw new AppError('validation_failed', 'cursor is not one this API issued')
+    const after = cursorPosition(query.cursor || undefined)
     const rows = await repo.listEndpoints(this.#deps.db.kysely, scope, { limit, after })
-    const page = rows.slice(0, limit)
-    const last = page.at(-1)
+    const page = pageOf(rows, limit)
     const now = this.#deps.clock.now()
-    return {
-      webhooks: page.map((r) => toWebhookView(r, now)),
-      next_cursor: rows.length > limit && last ? encodeCursor(last) : null,
-    }
+    return { webhooks: page.data.map((r) => toWebhookView(r, now)), next_cursor: page.next_cursor }
   }
 
   async get(scope: TenantScope, id: string): Promise<WebhookView> {

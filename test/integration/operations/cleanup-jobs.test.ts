@@ -111,7 +111,8 @@ describeEachDatabase('maintenance jobs', (database) => {
       values (${tenant.tenantId}, 'test', 'old', 'f', ${old}),
              (${tenant.tenantId}, 'test', 'new', 'f', ${now.toISOString()})`.execute(db)
     await sql`insert into rate_limits (bucket, window_start, count)
-      values ('old', ${now.getTime() - 3600_000}, 1), ('new', ${now.getTime()}, 1)`.execute(db)
+      values ('old', ${now.getTime() - 2 * 3600_000}, 1), ('new', ${now.getTime()}, 1),
+             ('login', ${now.getTime() - 15 * 60_000}, 5)`.execute(db)
     const queue = createQueue(t.ctx.db, { clock })
     const done = await queue.enqueue(db, { task: 'test.noop' })
     const recent = await queue.enqueue(db, { task: 'test.noop' })
@@ -136,10 +137,13 @@ describeEachDatabase('maintenance jobs', (database) => {
     )
     const windows = await sql<{
       bucket: string
-    }>`select bucket from rate_limits where bucket in ('old', 'new')`.execute(db)
+    }>`select bucket from rate_limits where bucket in ('old', 'new', 'login') order by bucket`.execute(
+      db,
+    )
+    // A login throttle's 15-minute window is still counting: it must survive the run.
     assert.deepEqual(
       windows.rows.map((r) => r.bucket),
-      ['new'],
+      ['login', 'new'],
     )
     assert.equal(await queue.jobs.get(done), undefined, 'a week-old completed job is pruned')
     assert.ok(await queue.jobs.get(recent), 'a recent completed job is kept')

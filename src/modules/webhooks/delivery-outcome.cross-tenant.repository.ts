@@ -5,7 +5,7 @@ import type {
   DeliveryStatus,
   WebhookDeliveryAttemptsTable,
 } from '../../infra/db/tables/webhooks.ts'
-import { ASYNC_COMMIT, type ClaimedDelivery } from './delivery-claim.repository.ts'
+import { ASYNC_COMMIT, type ClaimedDelivery } from './delivery-claim.cross-tenant.repository.ts'
 import { MAX_ATTEMPTS } from './delivery-policy.ts'
 
 export interface AttemptOutcome {
@@ -18,6 +18,12 @@ export interface AttemptOutcome {
   error: string | null
   record: Omit<WebhookDeliveryAttemptsTable, 'delivery_id' | 'number' | 'tenant_id' | 'mode'>
 }
+
+/*
+ * Cross-tenant by design: the sender records outcomes of deliveries it leased from every tenant
+ * (delivery-claim.cross-tenant.repository.ts); each write presents the lease token, so only the
+ * holder of a lease changes its delivery. No API request reaches these functions.
+ */
 
 /** Outcomes per statement: 8 parameters each, and SQLite allows 500 rows in one VALUES. */
 const OUTCOME_CHUNK = 200

@@ -4,6 +4,12 @@ import type { Executor } from '../../infra/db/schema.ts'
 import { randomBase62 } from '../../shared/ids.ts'
 import { MAX_ATTEMPTS } from './delivery-policy.ts'
 
+/*
+ * Cross-tenant by design: the delivery sender is one queue for every tenant and mode. It leases
+ * due deliveries whoever owns them, and everything it later writes is addressed by the lease
+ * token it got here (DESIGN §8). No API request reaches these functions.
+ */
+
 /** A delivery leased to one sender; every later write must present `leaseToken`. */
 export interface ClaimedDelivery {
   id: string
