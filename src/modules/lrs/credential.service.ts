@@ -1,12 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import { decodeCursor, encodeCursor, newestFirstPage } from '../../infra/db/keyset.ts'
+import { cursorPosition, pageOf } from '../../infra/db/keyset.ts'
 import type { Database, Mode } from '../../infra/db/schema.ts'
 import type { LrsCredentialScope, LrsCredentialsTable } from '../../infra/db/tables/lrs.ts'
 import { AppError } from '../../shared/app-error.ts'
 import { type Clock, isoNow } from '../../shared/clock.ts'
 import { randomBase62 } from '../../shared/ids.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
+import { findActiveCredentialByKey } from './credential.cross-tenant.repository.ts'
+import * as repo from './credential.repository.ts'
 
 export type { LrsCredentialScope } from '../../infra/db/tables/lrs.ts'
 
@@ -79,7 +81,7 @@ export class CredentialService {
     }
     const secret = randomBase62(43)
     row.secret_hash = hashSecret(secret)
-    await this.#db.insertInto('lrs_credentials').values(row).execute()
+    await repo.insertCredential(this.#db, scope, row)
     return { ...view(row), secret }
   }
 
@@ -87,34 +89,15 @@ export class CredentialService {
     scope: TenantScope,
     page: { limit: number; cursor?: string },
   ): Promise<{ credentials: CredentialView[]; next_cursor: string | null }> {
-    const after = page.cursor ? decodeCursor(page.cursor) : undefined
-    if (after === null) throw new AppError('validation_failed', 'cursor is not valid')
-    const query = this.#db
-      .selectFrom('lrs_credentials')
-      .selectAll()
-      .where('tenant_id', '=', scope.tenantId)
-      .where('mode', '=', scope.mode)
-      .where('launch_id', 'is', null)
-    const rows = await newestFirstPage(query, after, page.limit).execute()
-    const items = rows.slice(0, page.limit)
-    const last = items.at(-1)
-    return {
-      credentials: items.map(view),
-      next_cursor: rows.length > page.limit && last ? encodeCursor(last) : null,
-    }
+    const after = cursorPosition(page.cursor || undefined)
+    const rows = await repo.listCredentials(this.#db, scope, { limit: page.limit, after })
+    const { data, next_cursor } = pageOf(rows, page.limit)
+    return { credentials: data.map(view), next_cursor }
   }
 
   /** A foreign or unknown id is a 404; revoking twice is a 404 too. */
   async revoke(scope: TenantScope, id: string): Promise<void> {
-    const result = await this.#db
-      .updateTable('lrs_credentials')
-      .set({ revoked_at: isoNow(this.#clock) })
-      .where('tenant_id', '=', scope.tenantId)
-      .where('mode', '=', scope.mode)
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst()
-    if (Number(result.numUpdatedRows) === 0) {
+    if (!(await repo.revokeCredential(this.#db, scope, id, isoNow(this.#clock)))) {
       throw new AppError('not_found', `No active LRS credential ${id}`)
     }
   }
@@ -142,20 +125,13 @@ export class CredentialService {
       launch_id: input.launchId,
       expires_at: input.expiresAt.toISOString(),
     }
-    await this.#db.insertInto('lrs_credentials').values(row).execute()
+    await repo.insertCredential(this.#db, scope, row)
     return { id: row.id, basicToken: Buffer.from(`${row.key}:${secret}`).toString('base64') }
   }
 
   /** Ends every credential of a launch (terminated or abandoned); idempotent. */
   async revokeLaunch(scope: TenantScope, launchId: string): Promise<void> {
-    await this.#db
-      .updateTable('lrs_credentials')
-      .set({ revoked_at: isoNow(this.#clock) })
-      .where('tenant_id', '=', scope.tenantId)
-      .where('mode', '=', scope.mode)
-      .where('launch_id', '=', launchId)
-      .where('revoked_at', 'is', null)
-      .execute()
+    await repo.revokeLaunchCredentials(this.#db, scope, launchId, isoNow(this.#clock))
   }
 
   /**
@@ -163,12 +139,7 @@ export class CredentialService {
    * secrets.
    */
   async authenticate(key: string, secret: string): Promise<LrsCredential | null> {
-    const row = await this.#db
-      .selectFrom('lrs_credentials')
-      .selectAll()
-      .where('key', '=', key)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst()
+    const row = await findActiveCredentialByKey(this.#db, key)
     if (!row) return null
     if (row.expires_at !== null && row.expires_at <= isoNow(this.#clock)) return null
     const given = Buffer.from(hashSecret(secret), 'hex')

@@ -1,8 +1,10 @@
+import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppContext } from '../../../context.ts'
-import { decodeCursor, encodeCursor } from '../../../infra/db/keyset.ts'
+import { cursorPosition, encodeCursor } from '../../../infra/db/keyset.ts'
 import { createLrsServices } from '../../../modules/lrs/index.ts'
+import { statementsCsv } from '../../../modules/lrs/statement.csv.ts'
 import { parseStatementRequest } from '../../../modules/lrs/statement-query.ts'
 import { AppError } from '../../../shared/app-error.ts'
 import { scopeOf } from '../../plugins/api-key-auth.ts'
@@ -91,27 +93,39 @@ export const xapiRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         ...common,
         operationId: 'listXapiStatements',
         summary: 'Statements from the built-in LRS, filtered by agent, verb, activity and time',
+        description:
+          'CSV with format=csv or Accept: text/csv: every matching statement (not one page), ' +
+          'streamed, one row each.',
         querystring: StatementListQuery,
+        produces: ['application/json', 'text/csv'],
         response: { 200: StatementList, ...errorResponses(400, 401, 429) },
       },
     },
-    async (request) => {
-      const { cursor, limit, agent, ...filter } = request.query
+    async (request, reply) => {
+      const { cursor, limit, agent, format, ...filter } = request.query
       const params: Record<string, string> = { limit: String(limit ?? 50) }
       for (const [name, value] of Object.entries({ ...filter, agent: agentParam(agent) })) {
         if (value !== undefined) params[name] = value
       }
       const parsed = parseStatementRequest(params)
       if (parsed.kind !== 'query') throw new AppError('validation_failed', 'not a query')
-      const position = cursor === undefined ? undefined : decodeCursor(cursor)
-      if (position === null) throw new AppError('validation_failed', 'cursor is not valid')
-      const after = position ? { stored: position.createdAt, id: position.id } : undefined
+      const position = cursorPosition(cursor)
+      const after = position ? { stored: position.key, id: position.id } : undefined
+      const wantsCsv =
+        format === 'csv' ||
+        (format === undefined && /\btext\/csv\b/.test(request.headers.accept ?? ''))
+      if (wantsCsv) {
+        // The CSV stream bypasses the JSON response schema (which describes the JSON form).
+        reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', 'attachment; filename="statements.csv"')
+        const rows = statementsCsv(lrs.statements, scopeOf(request), { ...parsed.query, after })
+        return reply.send(Readable.from(rows) as never)
+      }
       const page = await lrs.statements.query(scopeOf(request), { ...parsed.query, after })
       return {
         statements: page.statements,
-        next_cursor: page.next
-          ? encodeCursor({ created_at: page.next.stored, id: page.next.id })
-          : null,
+        next_cursor: page.next ? encodeCursor({ key: page.next.stored, id: page.next.id }) : null,
       }
     },
   )

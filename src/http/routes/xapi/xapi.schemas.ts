@@ -62,6 +62,11 @@ export const StatementListQuery = Type.Object({
     Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size (default 50)' }),
   ),
   cursor: Type.Optional(Type.String({ description: 'Opaque cursor from next_cursor' })),
+  format: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('csv')], {
+      description: 'csv: every matching statement as CSV (default json; Accept: text/csv too)',
+    }),
+  ),
 })
 
 export const StatementList = Type.Object({

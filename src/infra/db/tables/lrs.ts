@@ -85,6 +85,13 @@ export interface LrsDocumentsTable {
   updated_at: string
 }
 
+/** A named read position of a job that derives statements (jobs/scorm-statements.job.ts). */
+export interface LrsCursorsTable {
+  name: string
+  position: string
+  updated_at: string
+}
+
 export interface LrsTables {
   lrs_credentials: LrsCredentialsTable
   lrs_statements: LrsStatementsTable
@@ -92,4 +99,5 @@ export interface LrsTables {
   lrs_attachments: LrsAttachmentsTable
   lrs_activities: LrsActivitiesTable
   lrs_documents: LrsDocumentsTable
+  lrs_cursors: LrsCursorsTable
 }
