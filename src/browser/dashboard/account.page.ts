@@ -13,7 +13,7 @@ function input(name: string, type: string, autocomplete?: string): HTMLInputElem
 }
 
 /** A form whose submit runs `action` and shows its outcome in a live region below it. */
-function actionForm(
+export function actionForm(
   title: string,
   fields: HTMLElement[],
   button: string,

@@ -50,6 +50,41 @@ export function query(params: Record<string, string | undefined>): string {
   return text ? `?${text}` : ''
 }
 
+/**
+ * POSTs `file` as multipart field "file", calling `onProgress` with the fraction sent (0–1):
+ * XMLHttpRequest, because fetch cannot report upload progress.
+ */
+export function uploadFile<T>(
+  path: string,
+  file: File,
+  onProgress: (fraction: number) => void,
+): Promise<T> {
+  const form = new FormData()
+  form.append('file', file)
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest()
+    xhr.open('POST', `/api/customer${path}`)
+    xhr.setRequestHeader('x-csrf-token', csrfToken)
+    xhr.setRequestHeader('accept', 'application/json')
+    xhr.upload.addEventListener('progress', (event) => {
+      if (event.lengthComputable) onProgress(event.loaded / event.total)
+    })
+    xhr.addEventListener('error', () => reject(new ApiError(0, 'network', 'The upload failed')))
+    xhr.addEventListener('load', () => {
+      let json: unknown = {}
+      try {
+        json = JSON.parse(xhr.responseText || '{}')
+      } catch {
+        json = {}
+      }
+      if (xhr.status >= 200 && xhr.status < 300) return resolve(json as T)
+      const error = (json as { error?: { code?: string; message?: string } }).error
+      reject(new ApiError(xhr.status, error?.code ?? 'error', error?.message ?? xhr.statusText))
+    })
+    xhr.send(form)
+  })
+}
+
 export const api = {
   me: () => call<Me>('GET', '/me'),
   login: (email: string, password: string) => call<Me>('POST', '/login', { email, password }),
@@ -58,4 +93,6 @@ export const api = {
     call<Me>('POST', `/invites/${encodeURIComponent(token)}/accept`, { password }),
   get: <T>(path: string) => call<T>('GET', path),
   post: <T>(path: string, body: unknown) => call<T>('POST', path, body),
+  patch: <T>(path: string, body: unknown) => call<T>('PATCH', path, body),
+  delete: (path: string) => call<void>('DELETE', path),
 }

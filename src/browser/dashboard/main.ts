@@ -1,18 +1,27 @@
 import { accountPage } from './account.page.ts'
+import type { PageContext } from './actions.ts'
 import { ApiError, api, type Me, type Mode, rememberCsrf } from './api.client.ts'
 import { field, h } from './dom.ts'
+import { overviewPage } from './overview.page.ts'
+import { packageDetailPage } from './package.page.ts'
 import { packagesPage, reportPage, sessionsPage } from './pages.ts'
+import { keysPage, teamPage } from './team.page.ts'
+import { webhookDetailPage, webhooksPage } from './webhooks.page.ts'
 
 /**
- * The dashboard: a sign-in form, then packages, sessions and the learner-progress report of the
- * tenant in the mode the switch names. State lives in the URL fragment (#packages, #report…),
- * so reload and the back button keep the page.
+ * The dashboard: a sign-in form, then the overview, packages, sessions, the learner-progress
+ * report, webhooks, team and API keys of the tenant in the mode the switch names. State lives in
+ * the URL fragment (#packages, #webhooks?id=…), so reload and the back button keep the page.
  */
 const root = document.getElementById('app') as HTMLElement
 const PAGES = {
+  overview: 'Overview',
   packages: 'Packages',
   sessions: 'Sessions',
   report: 'Learner progress',
+  webhooks: 'Webhooks',
+  team: 'Team',
+  keys: 'API keys',
   account: 'Account',
 } as const
 type Page = keyof typeof PAGES
@@ -79,7 +88,7 @@ function passwordForm(
 
 function currentPage(): Page {
   const name = location.hash.slice(1).split('?')[0] ?? ''
-  return name in PAGES ? (name as Page) : 'packages'
+  return name in PAGES ? (name as Page) : 'overview'
 }
 
 function header(page: Page): HTMLElement {
@@ -122,6 +131,36 @@ function header(page: Page): HTMLElement {
 
 const reportFilter: Record<string, string> = {}
 
+/** The hash's parameters: `#webhooks?id=whk_…` → { id: 'whk_…' }. */
+function hashParams(): URLSearchParams {
+  return new URLSearchParams(location.hash.split('?')[1] ?? '')
+}
+
+function pageContent(page: Page, ctx: PageContext): Promise<HTMLElement> | HTMLElement {
+  switch (page) {
+    case 'overview':
+      return overviewPage(ctx)
+    case 'packages': {
+      const id = hashParams().get('id')
+      return id ? packageDetailPage(ctx, id) : packagesPage(ctx)
+    }
+    case 'sessions':
+      return sessionsPage(ctx.mode)
+    case 'report':
+      return reportPage(ctx.mode, reportFilter)
+    case 'webhooks': {
+      const id = hashParams().get('id')
+      return id ? webhookDetailPage(ctx, id) : webhooksPage(ctx)
+    }
+    case 'team':
+      return teamPage(ctx)
+    case 'keys':
+      return keysPage(ctx)
+    case 'account':
+      return accountPage(ctx.me)
+  }
+}
+
 async function render(): Promise<void> {
   const invite = /^#invite=([A-Za-z0-9]+)$/.exec(location.hash)
   if (invite?.[1]) {
@@ -129,7 +168,7 @@ async function render(): Promise<void> {
     return show(
       passwordForm('Choose your password', false, async (_email, pw) => {
         const answer = await api.acceptInvite(token, pw)
-        history.replaceState(null, '', '#packages')
+        history.replaceState(null, '', '#overview')
         return answer
       }),
     )
@@ -146,14 +185,7 @@ async function render(): Promise<void> {
   const main = h('main', { id: 'content', 'aria-busy': 'true' }, h('p', {}, 'Loading…'))
   show(header(page), main)
   try {
-    const content =
-      page === 'packages'
-        ? await packagesPage(mode)
-        : page === 'sessions'
-          ? await sessionsPage(mode)
-          : page === 'report'
-            ? await reportPage(mode, reportFilter)
-            : accountPage(me)
+    const content = await pageContent(page, { me, mode, refresh: () => void render() })
     content.querySelector('form[data-report-filter]')?.addEventListener('submit', (event) => {
       event.preventDefault()
       const data = new FormData(event.target as HTMLFormElement)

@@ -1,5 +1,7 @@
+import type { PageContext } from './actions.ts'
 import { api, type Mode, query } from './api.client.ts'
 import { duration, field, h, percent, table } from './dom.ts'
+import { uploadForm } from './package.page.ts'
 
 interface PackageRow {
   id: string
@@ -34,19 +36,20 @@ interface ReportRow {
 
 const day = (iso: string) => iso.slice(0, 10)
 
-export async function packagesPage(mode: Mode): Promise<HTMLElement> {
+export async function packagesPage(ctx: PageContext): Promise<HTMLElement> {
+  const { mode } = ctx
   const { packages } = await api.get<{ packages: PackageRow[] }>(
     `/packages${query({ mode, limit: '100' })}`,
   )
   return h(
     'section',
-    { 'aria-labelledby': 'page-title' },
+    { 'aria-labelledby': 'page-title', class: 'manage' },
     h('h2', { id: 'page-title' }, 'Packages'),
     table(
       `Packages (${mode})`,
       ['Title', 'Type', 'Versions', 'Status', 'Updated', 'Id'],
       packages.map((p) => [
-        p.title,
+        h('a', { href: `#packages?id=${p.id}` }, p.title),
         p.content_type === 'scorm' ? `SCORM ${p.scorm_version ?? ''}` : p.content_type,
         String(p.version_count),
         p.status,
@@ -54,6 +57,7 @@ export async function packagesPage(mode: Mode): Promise<HTMLElement> {
         h('code', {}, p.id),
       ]),
     ),
+    ctx.me.user.role === 'viewer' ? null : uploadForm(ctx),
   )
 }
 

@@ -8,6 +8,7 @@ import {
   learnerProgress,
   learnerProgressCsv,
 } from '../../modules/reports/learner-progress.report.ts'
+import { overview } from '../../modules/reports/overview.report.ts'
 import { AppError } from '../../shared/app-error.ts'
 import { ListQuery, Package, PackageList } from '../routes/packages/package.schemas.ts'
 import { SessionDetail, SessionList, SessionListQuery } from '../routes/sessions/session.schemas.ts'
@@ -20,6 +21,7 @@ import {
   LoginBody,
   Me,
   ModeQuery,
+  OverviewResponse,
   PasswordBody,
   ReportQuery,
   ReportResponse,
@@ -32,6 +34,9 @@ import {
   sessionCookieOptions,
 } from './customer-auth.ts'
 import { LoginThrottle } from './login-throttle.ts'
+import { customerPackageRoutes } from './packages.routes.ts'
+import { customerTeamRoutes } from './team.routes.ts'
+import { customerWebhookRoutes } from './webhooks.routes.ts'
 
 export interface CustomerRoutesOptions {
   ctx: AppContext
@@ -67,6 +72,9 @@ export const customerRoutes: FastifyPluginAsyncTypebox<CustomerRoutesOptions> = 
   app.addSchema(SessionDetail)
   const common = { tags: ['dashboard'], security: DashboardSecurity }
   const publicUrl = ctx.config.publicUrl
+  await app.register(customerWebhookRoutes, { ctx })
+  await app.register(customerPackageRoutes, { ctx })
+  await app.register(customerTeamRoutes, { ctx, accounts })
 
   const signIn = (reply: FastifyReply, session: NewSession) => {
     reply.setCookie(SESSION_COOKIE, session.sessionId, sessionCookieOptions(publicUrl))
@@ -248,6 +256,23 @@ export const customerRoutes: FastifyPluginAsyncTypebox<CustomerRoutesOptions> = 
     },
     async (request) =>
       sessions.get(customerScope(request, request.query.mode), request.params.sessionId),
+  )
+
+  app.get(
+    '/overview',
+    {
+      schema: {
+        ...common,
+        operationId: 'dashboardOverview',
+        summary: 'Landing figures: packages, active learners, completions, failing webhooks',
+        querystring: Type.Object({ mode: ModeQuery }),
+        response: { 200: OverviewResponse, ...errorResponses(401) },
+      },
+    },
+    async (request) => {
+      const scope = customerScope(request, request.query.mode)
+      return { mode: scope.mode, ...(await overview(ctx.db.kysely, scope, ctx.clock.now())) }
+    },
   )
 
   app.get(

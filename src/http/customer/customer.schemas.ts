@@ -95,3 +95,15 @@ export const ReportResponse = Type.Object({
     }),
   ),
 })
+
+export const OverviewResponse = Type.Object({
+  mode: Type.Union([Type.Literal('test'), Type.Literal('live')]),
+  packages: Type.Integer({ description: 'Packages that are not archived' }),
+  active_learners: Type.Integer({ description: 'Active learners in the current billing period' }),
+  billing_period: Type.String({ description: 'The calendar month in UTC, e.g. 2026-11' }),
+  sessions_completed: Type.Integer({ description: 'Sessions completed since `since`' }),
+  failing_webhooks: Type.Integer({
+    description: 'Active endpoints with a failed or dead-lettered delivery since `since`',
+  }),
+  since: Timestamp,
+})

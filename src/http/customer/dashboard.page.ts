@@ -38,9 +38,13 @@ const ASSET_TYPES: Record<keyof DashboardBundle, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
 }
 
-/** `/dashboard/` (the page), its two assets, and `/dashboard` → `/dashboard/`. */
+/**
+ * `/dashboard/` (the page), its two assets, and `/dashboard` and `/` → `/dashboard/` (the API
+ * origin's root is where a newcomer lands first).
+ */
 export const dashboardPage: FastifyPluginAsync = async (app) => {
   const hide = { schema: { hide: true } }
+  app.get('/', hide, async (_request, reply) => reply.redirect('/dashboard/'))
   app.get('/dashboard', hide, async (_request, reply) => reply.redirect('/dashboard/'))
   app.get('/dashboard/', hide, async (_request, reply) =>
     reply.headers({ ...pageHeaders(DASHBOARD_CSP), 'x-frame-options': 'DENY' }).send(SHELL),

@@ -4,7 +4,7 @@ import type { DashboardRole } from '../../infra/db/tables/accounts.ts'
 import { AppError } from '../../shared/app-error.ts'
 import type { Clock } from '../../shared/clock.ts'
 import { newId } from '../../shared/ids.ts'
-import * as repo from './account.repository.ts'
+import * as repo from './account.cross-tenant.repository.ts'
 import {
   DUMMY_HASH,
   hashPassword,
@@ -13,7 +13,9 @@ import {
   needsRehash,
   verifyPassword,
 } from './password.ts'
+import { requirePermission } from './roles.ts'
 import { hashToken, newSecretToken } from './secret-token.ts'
+import * as team from './team.repository.ts'
 
 export const ROLES = ['owner', 'admin', 'viewer'] as const satisfies readonly DashboardRole[]
 
@@ -78,6 +80,11 @@ function checkNewPassword(password: string): void {
     )
 }
 
+/** Users are tenant-wide: the mode of their scope never narrows the team. */
+function teamScope(by: SignedInUser) {
+  return { tenantId: by.tenantId, mode: 'test' as const }
+}
+
 /** Dashboard users, their sign-in sessions and invite links (DESIGN §12, "The dashboard"). */
 export class AccountService {
   readonly #db: Kysely<Database>
@@ -125,7 +132,7 @@ export class AccountService {
 
   /** An owner invites someone into their own tenant. */
   invite(by: SignedInUser, input: { email: string; role: DashboardRole }) {
-    if (by.role !== 'owner') throw new AppError('forbidden', 'Only an owner can invite users')
+    requirePermission(by.role, 'manage_team')
     return this.createInvite(by.tenantId, input, by.userId)
   }
 
@@ -239,6 +246,37 @@ export class AccountService {
   /** Whether the tenant has any dashboard user yet (the first start offers a link when not). */
   async hasUsers(tenantId: string): Promise<boolean> {
     return Number((await repo.countUsers(this.#db, tenantId)).n) > 0
+  }
+
+  /** The tenant's users, by e-mail (everyone signed in may read it). */
+  async listUsers(by: SignedInUser) {
+    return team.listUsers(this.#db, teamScope(by))
+  }
+
+  /** An owner changes a user's role; the tenant's last owner cannot be demoted. */
+  async changeRole(by: SignedInUser, userId: string, role: DashboardRole): Promise<void> {
+    requirePermission(by.role, 'manage_team')
+    const scope = teamScope(by)
+    await this.#db.transaction().execute(async (trx) => {
+      const now = this.#clock.now().toISOString()
+      if (await team.setRoleKeepingAnOwner(trx, scope, userId, role, now)) return
+      if (!(await team.findMember(trx, scope, userId)))
+        throw new AppError('not_found', `No user ${userId}`)
+      throw new AppError('invalid_state', 'The last owner cannot be demoted; promote another first')
+    })
+  }
+
+  /** An owner removes a user, signing them out at once; never the tenant's last owner. */
+  async removeUser(by: SignedInUser, userId: string): Promise<void> {
+    requirePermission(by.role, 'manage_team')
+    const scope = teamScope(by)
+    await this.#db.transaction().execute(async (trx) => {
+      await team.deleteSessionsOf(trx, scope, userId)
+      if (await team.deleteUserKeepingAnOwner(trx, scope, userId)) return
+      if (!(await team.findMember(trx, scope, userId)))
+        throw new AppError('not_found', `No user ${userId}`)
+      throw new AppError('invalid_state', 'The last owner cannot be removed')
+    })
   }
 
   async #startSession(

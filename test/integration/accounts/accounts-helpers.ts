@@ -10,6 +10,7 @@ export interface Signed {
   cookie: string
   csrf: string
   email: string
+  userId: string
 }
 
 /** The `cp_session=…` pair from a response's Set-Cookie. */
@@ -22,7 +23,7 @@ export function sessionCookie(setCookie: string | string[] | undefined): string 
 
 /** A user created as the CLI does (an invite link) and accepted over HTTP: signed in. */
 export async function createUser(
-  t: TestApp,
+  t: Pick<TestApp, 'app' | 'ctx'>,
   tenantId: string,
   email: string,
   role: DashboardRole = 'owner',
@@ -35,10 +36,21 @@ export async function createUser(
     payload: { password: PASSWORD },
   })
   assert.equal(res.statusCode, 200, res.body)
-  return { cookie: sessionCookie(res.headers['set-cookie']), csrf: res.json().csrf_token, email }
+  const me = res.json()
+  return {
+    cookie: sessionCookie(res.headers['set-cookie']),
+    csrf: me.csrf_token,
+    email,
+    userId: me.user.id,
+  }
 }
 
-export async function insertPackage(t: TestApp, tenantId: string, mode: Mode, id: string) {
+export async function insertPackage(
+  t: Pick<TestApp, 'ctx'>,
+  tenantId: string,
+  mode: Mode,
+  id: string,
+) {
   const now = '2026-03-01T00:00:00.000Z'
   await t.ctx.db.kysely
     .insertInto('packages')

@@ -1,0 +1,131 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { AppContext } from '../../context.ts'
+import { requirePermission } from '../../modules/accounts/roles.ts'
+import { receiveMultipartFile } from '../receive-upload.ts'
+import {
+  PackageDetail,
+  PackageIdParams,
+  PackageVersion,
+} from '../routes/packages/package.schemas.ts'
+import { LaunchResponse } from '../routes/sessions/session.schemas.ts'
+import { errorResponses } from '../schemas/common.ts'
+import { DashboardSecurity, ModeQuery } from './customer.schemas.ts'
+import { customerOf, customerScope } from './customer-auth.ts'
+
+/** The multipart body (see routes/packages: no `type: object`, the file is streamed). */
+const ZipFile = {
+  properties: {
+    file: { type: 'string', format: 'binary', description: 'The package zip' },
+  },
+  required: ['file'],
+}
+
+const ModeOnly = Type.Object({ mode: ModeQuery })
+
+/**
+ * The dashboard's package jobs through the same PackageService and LaunchService as /api/v1:
+ * upload a zip, read a package with its versions and warnings, archive/restore, and launch it
+ * as a test learner (the signed-in user). Changes need an admin or owner.
+ */
+export const customerPackageRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
+  app,
+  { ctx },
+) => {
+  const { packages, launches } = ctx.services
+  app.addSchema(PackageVersion)
+  app.addSchema(PackageDetail)
+  const common = { tags: ['dashboard'], security: DashboardSecurity }
+  const manager = async (request: Parameters<typeof customerOf>[0]) => {
+    requirePermission(customerOf(request).role, 'manage_content')
+  }
+
+  app.post(
+    '/packages/upload',
+    {
+      schema: {
+        ...common,
+        operationId: 'dashboardUploadPackage',
+        summary: 'Upload a package zip (multipart, field "file") into the chosen mode',
+        querystring: ModeOnly,
+        body: { content: { 'multipart/form-data': { schema: ZipFile } } },
+        response: {
+          201: Type.Ref('PackageDetail'),
+          ...errorResponses(400, 401, 403, 413, 415, 422),
+        },
+      },
+      preHandler: manager,
+    },
+    async (request, reply) => {
+      const scope = customerScope(request, request.query.mode)
+      const file = await receiveMultipartFile(request, ZipFile)
+      try {
+        const detail = await packages.createFromZip(scope, {
+          zipPath: file.path,
+          filename: file.filename,
+          uploadedBy: customerOf(request).email,
+        })
+        return reply.status(201).send(detail)
+      } finally {
+        await file.dispose()
+      }
+    },
+  )
+
+  app.get(
+    '/packages/:packageId',
+    {
+      schema: {
+        ...common,
+        operationId: 'dashboardGetPackage',
+        summary: 'A package with its versions, manifest summary and runtime warnings',
+        params: PackageIdParams,
+        querystring: ModeOnly,
+        response: { 200: Type.Ref('PackageDetail'), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) =>
+      packages.get(customerScope(request, request.query.mode), request.params.packageId),
+  )
+
+  for (const action of ['archive', 'restore'] as const) {
+    app.post(
+      `/packages/:packageId/${action}`,
+      {
+        schema: {
+          ...common,
+          operationId: `dashboard${action === 'archive' ? 'Archive' : 'Restore'}Package`,
+          summary: action === 'archive' ? 'Archive a package' : 'Restore an archived package',
+          params: PackageIdParams,
+          querystring: ModeOnly,
+          response: { 200: Type.Ref('PackageDetail'), ...errorResponses(401, 403, 404, 409) },
+        },
+        preHandler: manager,
+      },
+      async (request) =>
+        packages[action](customerScope(request, request.query.mode), request.params.packageId),
+    )
+  }
+
+  app.post(
+    '/packages/:packageId/test-launch',
+    {
+      schema: {
+        ...common,
+        operationId: 'dashboardTestLaunch',
+        summary: 'Launch the package as the signed-in user (learner id dashboard:{email})',
+        params: PackageIdParams,
+        querystring: ModeOnly,
+        response: { 200: LaunchResponse, ...errorResponses(401, 403, 404, 409) },
+      },
+      preHandler: manager,
+    },
+    async (request) => {
+      const user = customerOf(request)
+      return launches.launch(customerScope(request, request.query.mode), request.params.packageId, {
+        userId: `dashboard:${user.email}`,
+        learnerName: user.email,
+      })
+    },
+  )
+}
