@@ -13,6 +13,7 @@ import { TenantService } from '../modules/tenants/tenant.service.ts'
 import { isMode } from '../modules/tenants/tenant-scope.ts'
 import { isAppError } from '../shared/app-error.ts'
 import { systemClock } from '../shared/clock.ts'
+import { backupCommand } from './backup-command.ts'
 import { openMigratedDatabase } from './context.ts'
 import { jobsCommand } from './jobs-command.ts'
 import { loadOrCreateLocalSecret } from './secret.ts'
@@ -26,6 +27,7 @@ const USAGE = `Usage: courseport <command>
   serve [--no-worker]                       API (PORT) + content (CONTENT_PORT) [+ job worker]
   worker                                    job worker only
   migrate                                   bring the database schema up to date
+  backup FILE [--json]                      online copy of a SQLite database (PostgreSQL: pg_dump)
   tenant create --name NAME [--plan PLAN] [--json]
   tenant list [--json]
   tenant settings --tenant TENANT_ID --suspend-data-limit-12 4096|64000
@@ -104,6 +106,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'worker') return runWorkerProcess(config('worker'))
   if (command === 'jobs') return jobsCommand(sub, positionals, values, withDatabase)
+  if (command === 'backup') return backupCommand(positionals[0], config().databaseUrl, { json })
   if (command === 'migrate') {
     const applied = await withDatabase(async (_db, migrated) => migrated)
     return print(

@@ -7,6 +7,7 @@ import { type Db, migrateToLatest, openDatabase } from '../infra/db/database.ts'
 import { createTransactionRunner } from '../infra/db/group-commit.ts'
 import { describeDatabaseUrl, waitForDatabase } from '../infra/db/wait-for-database.ts'
 import { createHttpEgressClient } from '../infra/http-egress/index.ts'
+import { createPrometheusMetrics, readQueueStats } from '../infra/metrics/index.ts'
 import { createSlideRenderer } from '../infra/office/index.ts'
 import { createQueue } from '../infra/queue/index.ts'
 import { ConversionService } from '../modules/conversions/conversion.service.ts'
@@ -14,8 +15,8 @@ import { createDispatchServices } from '../modules/dispatches/index.ts'
 import { PackageService } from '../modules/packages/package.service.ts'
 import { UploadService } from '../modules/packages/upload.service.ts'
 import { QuickPublishService } from '../modules/publish/quick-publish.service.ts'
+import { RuntimeService } from '../modules/runtime/runtime.service.ts'
 import { LaunchService } from '../modules/sessions/launch.service.ts'
-import { RuntimeService } from '../modules/sessions/runtime.service.ts'
 import { SessionService } from '../modules/sessions/session.service.ts'
 import { TenantService } from '../modules/tenants/tenant.service.ts'
 import { createWebhookService, type WebhookRuntimeOptions } from '../modules/webhooks/index.ts'
@@ -94,8 +95,10 @@ export async function createContext(
           : undefined,
     },
   })
+  // This process's one registry; the queue series are read from the database on each scrape.
+  const metrics = createPrometheusMetrics({ queueStats: () => readQueueStats(db, clock.now()) })
   const tenants = new TenantService(db.kysely, clock)
-  const packages = new PackageService({ db: db.kysely, blobs, clock, config })
+  const packages = new PackageService({ db: db.kysely, blobs, clock, config, metrics })
   const uploads = new UploadService({ db: db.kysely, blobs, clock, config, packages })
   const launches = new LaunchService({ db: db.kysely, clock, config })
   const sessions = new SessionService(db.kysely)
@@ -123,6 +126,7 @@ export async function createContext(
     timeoutMs: hooks.timeoutMs,
     leaseMarginSeconds: hooks.leaseMarginSeconds,
     senderBudgetMs: hooks.senderBudgetMs,
+    metrics,
   })
   const publishEgress = createHttpEgressClient({
     allowAddresses: config.egress.allowAddresses,
@@ -152,6 +156,7 @@ export async function createContext(
       searchPath: process.env.PATH,
     }),
     scratchDir: tmpdir(),
+    metrics,
   })
   let shuttingDown = false
   return {
@@ -159,6 +164,7 @@ export async function createContext(
     db,
     blobs,
     clock,
+    metrics,
     services: {
       tenants,
       packages,

@@ -2,9 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { buildApp, buildContentApp } from '../app.ts'
 import type { Config } from '../config.ts'
 import type { AppContext } from '../context.ts'
+import { startMetricsListener } from '../http/routes/metrics/metrics-app.ts'
 import { createContext } from './context.ts'
 import { developmentOwnerLink } from './dev-owner.ts'
 import { useProcessScratch } from './scratch.ts'
+import { catchShutdownSignals } from './shutdown-signals.ts'
 import { startWorker } from './worker.ts'
 
 /** First start on an empty database: a development tenant whose keys are printed once. */
@@ -32,6 +34,7 @@ async function ensureDevelopmentTenant(ctx: AppContext): Promise<void> {
  * SIGINT (Ctrl-C) skips the delay.
  */
 export async function runServer(config: Config, options: { withWorker: boolean }): Promise<void> {
+  const signals = catchShutdownSignals()
   const scratch = await useProcessScratch()
   const ctx = await createContext(config)
   await ensureDevelopmentTenant(ctx)
@@ -39,12 +42,18 @@ export async function runServer(config: Config, options: { withWorker: boolean }
   const content = await buildContentApp(ctx, { loggerInstance: api.log })
   await api.listen({ host: config.host, port: config.port })
   await content.listen({ host: config.host, port: config.contentPort })
+  const metrics = await startMetricsListener(ctx)
   const worker = options.withWorker ? await startWorker(ctx, api.log) : null
   if (scratch.removed.length > 0) {
     api.log.info({ removed: scratch.removed }, 'removed temp folders of processes that died')
   }
   api.log.info(
-    { api: config.publicUrl, content: config.contentUrl, worker: options.withWorker },
+    {
+      api: config.publicUrl,
+      content: config.contentUrl,
+      worker: options.withWorker,
+      metrics: metrics ? `http://${config.metrics.host}:${config.metrics.port}/metrics` : null,
+    },
     'courseport is serving',
   )
 
@@ -61,12 +70,11 @@ export async function runServer(config: Config, options: { withWorker: boolean }
       process.exit(1)
     }, config.shutdownTimeoutMs)
     force.unref()
-    await Promise.all([api.close(), content.close()])
+    await Promise.all([api.close(), content.close(), metrics?.close()])
     await worker?.stop()
     await ctx.close()
     await scratch.dispose()
     process.exit(0)
   }
-  process.once('SIGTERM', (s) => void shutdown(s))
-  process.once('SIGINT', (s) => void shutdown(s))
+  signals.whenStarted((signal) => void shutdown(signal))
 }

@@ -3,10 +3,13 @@ import type { Config } from '../config.ts'
 import type { AppContext } from '../context.ts'
 import { healthRoutes } from '../http/routes/health/index.ts'
 import { addRetryAfterTo503 } from '../http/routes/health/retry-after.ts'
+import { metricsRoutes } from '../http/routes/metrics/index.ts'
+import { startMetricsListener } from '../http/routes/metrics/metrics-app.ts'
 import { createQueue, Worker, type WorkerLogger } from '../infra/queue/index.ts'
 import { schedules, taskRegistry } from '../jobs/registry.ts'
 import { createContext } from './context.ts'
 import { useProcessScratch } from './scratch.ts'
+import { catchShutdownSignals } from './shutdown-signals.ts'
 
 /** Starts a job worker over the context's database; `stop()` finishes or releases its jobs. */
 export async function startWorker(ctx: AppContext, logger: WorkerLogger): Promise<Worker> {
@@ -29,7 +32,8 @@ export async function startWorker(ctx: AppContext, logger: WorkerLogger): Promis
 /**
  * The worker's optional health listener (WORKER_HEALTH_PORT on WORKER_HEALTH_HOST, default
  * 127.0.0.1): /healthz (the process is up) and /readyz (database and blob store answer, not
- * shutting down), exactly as on the API.
+ * shutting down), exactly as on the API, and /metrics (a private listener: a token only when
+ * METRICS_TOKEN is set).
  */
 async function startHealthListener(ctx: AppContext) {
   const { healthPort, healthHost } = ctx.config.worker
@@ -41,6 +45,11 @@ async function startHealthListener(ctx: AppContext) {
     blobs: ctx.blobs,
     isShuttingDown: ctx.lifecycle.isShuttingDown,
   })
+  await app.register(metricsRoutes, {
+    metrics: ctx.metrics,
+    token: ctx.config.metrics.token,
+    tokenRequired: false,
+  })
   await app.listen({ host: healthHost, port: healthPort })
   return app
 }
@@ -49,10 +58,12 @@ async function startHealthListener(ctx: AppContext) {
 export async function runWorkerProcess(config: Config): Promise<void> {
   const { default: pino } = await import('pino')
   const logger = pino({ level: config.logLevel })
+  const signals = catchShutdownSignals()
   const scratch = await useProcessScratch()
   const ctx = await createContext(config)
   const worker = await startWorker(ctx, logger)
   const health = await startHealthListener(ctx)
+  const metrics = await startMetricsListener(ctx)
   if (scratch.removed.length > 0) {
     logger.info({ removed: scratch.removed }, 'removed temp folders of processes that died')
   }
@@ -60,6 +71,7 @@ export async function runWorkerProcess(config: Config): Promise<void> {
     {
       concurrency: config.worker.concurrency,
       health: health ? `http://${config.worker.healthHost}:${config.worker.healthPort}` : null,
+      metrics: metrics ? `http://${config.metrics.host}:${config.metrics.port}/metrics` : null,
     },
     'courseport worker started',
   )
@@ -71,10 +83,10 @@ export async function runWorkerProcess(config: Config): Promise<void> {
     ctx.beginShutdown()
     await worker.stop()
     await health?.close()
+    await metrics?.close()
     await ctx.close()
     await scratch.dispose()
     process.exit(0)
   }
-  process.once('SIGTERM', (s) => void shutdown(s))
-  process.once('SIGINT', (s) => void shutdown(s))
+  signals.whenStarted((signal) => void shutdown(signal))
 }
