@@ -1,0 +1,114 @@
+/**
+ * What the benches share so that a figure measures the server, not the load generator
+ * (issue 15.4): the server process's own CPU time read from /proc, the verdict on which side
+ * was saturated, and a lightened autocannon.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+
+/** USER_HZ: the unit of utime/stime in /proc/<pid>/stat (100 on every Linux we run on). */
+const CLOCK_TICKS = 100
+
+/** CPU seconds (user + system, every thread) a process has used so far; null off Linux. */
+export function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined || !existsSync(`/proc/${pid}/stat`)) return null
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // The command name may hold spaces and parentheses: fields are counted after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+}
+
+/** One phase's CPU use: the server's (from /proc) and this load generator's own. */
+export interface CpuUse {
+  wallSeconds: number
+  serverCpuSeconds: number | null
+  /** Server CPU / wall time: 100 = one core busy all the time. */
+  serverCorePercent: number | null
+  clientCorePercent: number
+  /** Which resource limited the phase (see `saturation`). */
+  saturated: Saturation
+}
+
+export type Saturation = 'server' | 'client' | 'neither'
+
+/**
+ * The server is the limit when it kept one core ≥ 85 % busy (a Node server is one thread of
+ * JavaScript); otherwise the client when it did; otherwise neither (a shared machine, or
+ * waiting on the disk or the database).
+ */
+export function saturation(serverCorePercent: number | null, clientCorePercent: number) {
+  if (serverCorePercent !== null && serverCorePercent >= 85) return 'server'
+  if (clientCorePercent >= 85) return 'client'
+  return 'neither'
+}
+
+/** Starts measuring; the returned function ends the phase. */
+export function startCpu(pids: ReadonlyArray<number | undefined>): () => CpuUse {
+  const read = () => {
+    const values = pids.map(cpuSeconds)
+    return values.some((v) => v === null) ? null : values.reduce<number>((a, b) => a + (b ?? 0), 0)
+  }
+  const serverBefore = read()
+  const clientBefore = process.cpuUsage()
+  const started = performance.now()
+  return () => {
+    const wallSeconds = (performance.now() - started) / 1000
+    const serverAfter = read()
+    const client = process.cpuUsage(clientBefore)
+    const serverCpuSeconds =
+      serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore
+    const serverCorePercent =
+      serverCpuSeconds === null ? null : (serverCpuSeconds / wallSeconds) * 100
+    const clientCorePercent = ((client.user + client.system) / 1e6 / wallSeconds) * 100
+    return {
+      wallSeconds,
+      serverCpuSeconds,
+      serverCorePercent,
+      clientCorePercent,
+      saturated: saturation(serverCorePercent, clientCorePercent),
+    }
+  }
+}
+
+/** Requests (or rows) per second of server CPU; null when the CPU time is unknown or zero. */
+export function perServerCpuSecond(count: number, cpu: CpuUse): number | null {
+  return cpu.serverCpuSeconds ? count / cpu.serverCpuSeconds : null
+}
+
+// autocannon is CommonJS without types; this is the part the benches use.
+export interface CannonRequest {
+  path: string
+  method?: 'GET' | 'POST'
+  headers?: Record<string, string>
+  body?: string
+  setupRequest?: (request: CannonRequest, context: Record<string, unknown>) => CannonRequest
+  onResponse?: (status: number, body: string, context: Record<string, unknown>) => void
+}
+export interface CannonResult {
+  requests: { average: number; total: number }
+  throughput: { average: number }
+  latency: { p50: number; p99: number }
+  errors: number
+  timeouts: number
+  non2xx: number
+}
+export type Cannon = (options: {
+  url: string
+  connections: number
+  pipelining?: number
+  duration: number
+  requests: CannonRequest[]
+}) => Promise<CannonResult>
+
+const requireCjs = createRequire(import.meta.url)
+export const autocannon = requireCjs('autocannon') as Cannon
+/**
+ * autocannon appends every response body to a string (`body += chunk`, a UTF-8 decode per
+ * chunk) for its optional body checks, which caps it near 100 MB/s on the 2-core reference
+ * machine and costs CPU the server then cannot have. No bench checks bodies, so that bookkeeping
+ * is switched off; bytes are still counted from the socket.
+ */
+const queue = requireCjs('autocannon/lib/pipelinedRequestsQueue.js') as {
+  prototype: { addBody(data: Buffer): void }
+}
+queue.prototype.addBody = () => {}
