@@ -37,6 +37,7 @@ import { dispatchRoutes } from './http/routes/dispatches/index.ts'
 import { docsRoutes } from './http/routes/docs/index.ts'
 import { healthRoutes } from './http/routes/health/index.ts'
 import { addRetryAfterTo503 } from './http/routes/health/retry-after.ts'
+import { metricsRoutes, registerRequestMetrics } from './http/routes/metrics/index.ts'
 import { packageRoutes } from './http/routes/packages/index.ts'
 import { quickPublishRoutes } from './http/routes/quick-publish/index.ts'
 import { packageDownloadRoutes } from './http/routes/quick-publish/package-download.ts'
@@ -82,6 +83,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
+  registerRequestMetrics(app, ctx.metrics, 'api')
   app.decorateRequest('auth', null)
   registerErrorHandling(app)
   registerApiSecurityHeaders(app)
@@ -100,6 +102,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     isShuttingDown: ctx.lifecycle.isShuttingDown,
   })
   await app.register(docsRoutes)
+  // Only with METRICS_TOKEN: this origin is public (docs/operations.md, "Metrics").
+  await app.register(metricsRoutes, {
+    metrics: ctx.metrics,
+    token: ctx.config.metrics.token,
+    tokenRequired: true,
+  })
   await app.register(uploadTargetRoutes, { ctx })
   await app.register(packageDownloadRoutes, { ctx })
   // The LRS authenticates with its own Basic credentials, outside the /api/v1 key scope.
@@ -140,6 +148,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
  */
 export async function buildContentApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   const app = Fastify(baseOptions(ctx, options))
+  registerRequestMetrics(app, ctx.metrics, 'content')
   registerErrorHandling(app)
   registerContentSecurityDefaults(app)
   addRetryAfterTo503(app)

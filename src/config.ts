@@ -148,6 +148,26 @@ export interface Config {
     /** EGRESS_CA_FILE: PEM trust roots replacing the bundled ones (tests only). Default none. */
     caFile: string | undefined
   }
+  /**
+   * `/metrics` (Prometheus text format, docs/operations.md "Metrics"). It is never open on the
+   * public API origin: there it answers only when METRICS_TOKEN is set, and only to that token.
+   */
+  metrics: {
+    /**
+     * METRICS_TOKEN, default none (at least 32 characters): `GET /metrics` on PORT answers to
+     * `Authorization: Bearer METRICS_TOKEN` (401 otherwise); unset, /metrics on PORT is 404. When
+     * set it is required on METRICS_PORT and on the worker's health listener too.
+     */
+    token: string | undefined
+    /**
+     * METRICS_PORT, default none (off): a separate listener on METRICS_HOST serving only
+     * /metrics, without a token unless METRICS_TOKEN is set, for a scraper on a private network.
+     * `courseport worker` serves /metrics on WORKER_HEALTH_PORT as well.
+     */
+    port: number | undefined
+    /** METRICS_HOST, default 127.0.0.1: the METRICS_PORT listener's address. */
+    host: string
+  }
   /** SHUTDOWN_TIMEOUT_MS, default 15 000: drain time on SIGTERM before forcing exit. */
   shutdownTimeoutMs: number
   /**
@@ -293,6 +313,19 @@ function addressList(env: Env, name: string): string[] {
   return items
 }
 
+/** A scraper's credential: long enough not to be guessed, one line, no spaces. */
+function metricsToken(env: Env): string | undefined {
+  const raw = env.METRICS_TOKEN
+  if (raw === undefined || raw === '') return undefined
+  if (raw.length < 32 || !/^[\x21-\x7e]+$/.test(raw)) {
+    throw new ConfigError(
+      'METRICS_TOKEN',
+      'must be at least 32 printable characters without spaces (generate one with: openssl rand -hex 32)',
+    )
+  }
+  return raw
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 /** Reads and validates the configuration; throws `ConfigError` naming the bad variable. */
@@ -371,6 +404,11 @@ export function loadConfig(env: Env, defaults: { secretKey?: string } = {}): Con
       concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1024),
       senders: integer(env, 'WEBHOOK_SENDERS', 2, 1, 64),
       retentionDays: integer(env, 'WEBHOOK_RETENTION_DAYS', 30, 1),
+    }),
+    metrics: Object.freeze({
+      token: metricsToken(env),
+      port: optionalPort(env, 'METRICS_PORT'),
+      host: env.METRICS_HOST || '127.0.0.1',
     }),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 15_000, 0),
     shutdownDrainDelayMs: integer(env, 'SHUTDOWN_DRAIN_DELAY_MS', 3000, 0, 60_000),

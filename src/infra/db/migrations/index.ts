@@ -14,6 +14,9 @@ import { lrsMigration } from './0012-lrs.ts'
 import { cmi5Migration } from './0014-cmi5.ts'
 import { accountsMigration } from './0015-accounts.ts'
 import { sequencingStateMigration } from './0016-sequencing-state.ts'
+import { listSeekIndexesMigration } from './0017-list-seek-indexes.ts'
+import { sessionAttemptIndexMigration } from './0018-session-attempt-index.ts'
+import { lrsCursorsMigration } from './0019-lrs-cursors.ts'
 
 /**
  * Migrations are listed here in order, so they are bundled with the code instead of being
@@ -37,6 +40,9 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0014-cmi5': cmi5Migration(dialect),
         '0015-accounts': accountsMigration(dialect),
         '0016-sequencing-state': sequencingStateMigration(dialect),
+        '0017-list-seek-indexes': listSeekIndexesMigration(dialect),
+        '0018-session-attempt-index': sessionAttemptIndexMigration(dialect),
+        '0019-lrs-cursors': lrsCursorsMigration(dialect),
       }
     },
   }
