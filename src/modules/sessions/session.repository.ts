@@ -3,6 +3,8 @@
  * `mode`, so a foreign id reads and writes nothing; the one lookup by id alone, for calls whose
  * signed token names the session, is in `session.cross-tenant.repository.ts`.
  */
+import { type SqlBool, sql } from 'kysely'
+import { type KeysetPosition, newestFirstPage, type Page, pageOf } from '../../infra/db/keyset.ts'
 import { preparedQuery } from '../../infra/db/prepared-query.ts'
 import type { Executor } from '../../infra/db/schema.ts'
 import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
@@ -170,16 +172,32 @@ export interface SessionListFilter {
   order?: 'asc' | 'desc'
 }
 
-/** Up to `limit` sessions after `cursor` (the sort column's value and the id) in list order. */
+/**
+ * One page of sessions after `after` (the sort column's value and the id of the previous page's
+ * last row) in list order. The cursor is a row-value comparison on `(sort column, id)`, a range
+ * seek on the `sessions_scope_*` index that leads with the filter (migration 0020).
+ */
 export async function listSessions(
   db: Executor,
   scope: TenantScope,
   filter: SessionListFilter,
   limit: number,
-  cursor?: { v: string; id: string },
-): Promise<SessionsTable[]> {
+  after?: KeysetPosition,
+): Promise<Page<SessionsTable>> {
   const sort = filter.sort ?? 'created_at'
-  const desc = (filter.order ?? 'desc') === 'desc'
+  const rows = await listSessionsQuery(db, scope, filter, limit, after).execute()
+  return pageOf(rows, limit, (row) => row[sort])
+}
+
+/** The query of `listSessions` (`limit + 1` rows), exported for the test that reads its plan. */
+export function listSessionsQuery(
+  db: Executor,
+  scope: TenantScope,
+  filter: SessionListFilter,
+  limit: number,
+  after?: KeysetPosition,
+) {
+  const sort = filter.sort ?? 'created_at'
   let query = db
     .selectFrom('sessions')
     .selectAll()
@@ -193,15 +211,12 @@ export async function listSessions(
   if (filter.success_status) query = query.where('success_status', '=', filter.success_status)
   if (filter.from) query = query.where('created_at', '>=', new Date(filter.from).toISOString())
   if (filter.to) query = query.where('created_at', '<', new Date(filter.to).toISOString())
-  if (cursor) {
-    const op = desc ? '<' : '>'
-    query = query.where((eb) =>
-      eb.or([eb(sort, op, cursor.v), eb.and([eb(sort, '=', cursor.v), eb('id', op, cursor.id)])]),
-    )
-  }
+  if ((filter.order ?? 'desc') === 'desc') return newestFirstPage(query, after, limit, sort)
+  // Oldest first: the mirror of `newestFirstPage`, the same index walked forwards.
+  const sortColumn = sql.ref(sort)
+  if (after) query = query.where(sql<SqlBool>`(${sortColumn}, id) > (${after.key}, ${after.id})`)
   return query
-    .orderBy(sort, desc ? 'desc' : 'asc')
-    .orderBy('id', desc ? 'desc' : 'asc')
-    .limit(limit)
-    .execute()
+    .orderBy(sortColumn, 'asc')
+    .orderBy(sql`id`, 'asc')
+    .limit(limit + 1)
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { cursorPosition, decodeCursor, type KeysetPosition } from '../../infra/db/keyset.ts'
 import type { Database } from '../../infra/db/schema.ts'
 import type { ScoValuesTable, SessionsTable } from '../../infra/db/tables/sessions.ts'
 import { AppError } from '../../shared/app-error.ts'
@@ -17,18 +18,30 @@ import { isoFromSeconds, sessionTimeIso } from './session-time.ts'
 
 export type SessionFilter = repo.SessionListFilter
 
-type Cursor = { v: string; id: string }
-
-function encodeCursor(row: SessionsTable, sort: 'created_at' | 'updated_at'): string {
-  return Buffer.from(JSON.stringify({ v: row[sort], id: row.id })).toString('base64url')
+/**
+ * The position a `cursor` names: keyset.ts's `[sortKey, id]`, or the `{ v, id }` object this list
+ * issued before it used keyset.ts, still accepted so a client walking pages across an upgrade
+ * does not fail. Undefined for the first page.
+ * @throws AppError `validation_failed` when the text is neither.
+ */
+function sessionCursor(cursor: string | undefined): KeysetPosition | undefined {
+  if (cursor === undefined) return undefined
+  const position = decodeCursor(cursor) ?? decodeLegacyCursor(cursor)
+  if (!position) throw new AppError('validation_failed', 'cursor is not one this API issued')
+  return position
 }
 
-function decodeCursor(cursor: string): Cursor {
+/** The `{ v, id }` cursor of the sessions list before keyset.ts; null when it is not one. */
+function decodeLegacyCursor(cursor: string): KeysetPosition | null {
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Cursor
-    if (typeof value.v === 'string' && typeof value.id === 'string') return value
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+    if (typeof value === 'object' && value !== null && 'v' in value && 'id' in value) {
+      if (typeof value.v === 'string' && typeof value.id === 'string') {
+        return { key: value.v, id: value.id }
+      }
+    }
   } catch {}
-  throw new AppError('validation_failed', 'cursor is not one this API issued')
+  return null
 }
 
 /** Columns of the CSV export, in order. */
@@ -135,10 +148,14 @@ export class SessionService {
     filter: SessionFilter & { limit?: number; cursor?: string; include?: readonly 'cmi_data'[] },
   ) {
     const limit = filter.limit ?? 50
-    const cursor = filter.cursor ? decodeCursor(filter.cursor) : undefined
-    const rows = await repo.listSessions(this.#db, scope, filter, limit + 1, cursor)
-    const page = rows.slice(0, limit)
-    const last = page.at(-1)
+    const after = sessionCursor(filter.cursor)
+    const { data: page, next_cursor } = await repo.listSessions(
+      this.#db,
+      scope,
+      filter,
+      limit,
+      after,
+    )
     const withData = filter.include?.includes('cmi_data') === true
     const values = new Map<string, ScoValuesTable[]>()
     if (withData) {
@@ -165,8 +182,7 @@ export class SessionService {
         }),
         ...(summaries.has(r.id) && { xapi: summaries.get(r.id) }),
       })),
-      next_cursor:
-        rows.length > limit && last ? encodeCursor(last, filter.sort ?? 'created_at') : null,
+      next_cursor,
     }
   }
 
@@ -176,17 +192,15 @@ export class SessionService {
    */
   async *csv(scope: TenantScope, filter: SessionFilter): AsyncGenerator<string> {
     yield `${SESSION_CSV_COLUMNS.join(',')}\r\n`
-    let cursor: Cursor | undefined
-    const sort = filter.sort ?? 'created_at'
+    // Each page seeks past the previous page's last row: no OFFSET, no row read twice.
+    let after: KeysetPosition | undefined
     for (;;) {
-      const rows = await repo.listSessions(this.#db, scope, filter, 1001, cursor)
-      const page = rows.slice(0, 1000)
-      const xapiIds = page.filter((r) => r.scorm_version === null).map((r) => r.id)
+      const page = await repo.listSessions(this.#db, scope, filter, 1000, after)
+      const xapiIds = page.data.filter((r) => r.scorm_version === null).map((r) => r.id)
       const xapi = await statementSummaries(this.#db, scope, xapiIds)
-      if (page.length) yield page.map((r) => csvRow(r, xapi.get(r.id))).join('')
-      const last = page.at(-1)
-      if (rows.length <= 1000 || !last) return
-      cursor = { v: last[sort], id: last.id }
+      if (page.data.length) yield page.data.map((r) => csvRow(r, xapi.get(r.id))).join('')
+      if (page.next_cursor === null) return
+      after = cursorPosition(page.next_cursor)
     }
   }
 }

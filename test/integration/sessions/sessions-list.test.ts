@@ -84,6 +84,24 @@ describeEachDatabase('listing sessions and usage', (database) => {
     assert.deepEqual(future.json().sessions, [])
   })
 
+  test('a cursor issued before the shared keyset format still continues the list', async () => {
+    const list = (q: string) =>
+      t.app.inject({ url: `/api/v1/sessions?limit=5${q}`, headers: bearer(tenant.testKey) })
+    const first = (await list('')).json()
+    const last = first.sessions.at(-1) as { id: string; created_at: string }
+    const legacy = Buffer.from(JSON.stringify({ v: last.created_at, id: last.id })).toString(
+      'base64url',
+    )
+    const viaNew = await list(`&cursor=${encodeURIComponent(first.next_cursor)}`)
+    const viaLegacy = await list(`&cursor=${encodeURIComponent(legacy)}`)
+    assert.equal(viaLegacy.statusCode, 200)
+    const ids = (r: typeof viaNew) => r.json().sessions.map((s: { id: string }) => s.id)
+    assert.equal(ids(viaNew).length, 5)
+    assert.deepEqual(ids(viaLegacy), ids(viaNew))
+    assert.equal(viaLegacy.json().next_cursor, viaNew.json().next_cursor)
+    assert.equal((await list('&cursor=bm90LWEtY3Vyc29y')).statusCode, 400)
+  })
+
   test('CSV with format=csv or Accept: text/csv', async () => {
     for (const request of [
       { url: '/api/v1/sessions?format=csv', headers: bearer(tenant.testKey) },

@@ -17,6 +17,7 @@ import { sequencingStateMigration } from './0016-sequencing-state.ts'
 import { listSeekIndexesMigration } from './0017-list-seek-indexes.ts'
 import { sessionAttemptIndexMigration } from './0018-session-attempt-index.ts'
 import { lrsCursorsMigration } from './0019-lrs-cursors.ts'
+import { sessionListIndexesMigration } from './0020-session-list-indexes.ts'
 
 /**
  * Migrations are listed here in order, so they are bundled with the code instead of being
@@ -43,6 +44,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0017-list-seek-indexes': listSeekIndexesMigration(dialect),
         '0018-session-attempt-index': sessionAttemptIndexMigration(dialect),
         '0019-lrs-cursors': lrsCursorsMigration(dialect),
+        '0020-session-list-indexes': sessionListIndexesMigration(dialect),
       }
     },
   }
