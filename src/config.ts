@@ -329,6 +329,8 @@ function metricsToken(env: Env): string | undefined {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 /** Reads and validates the configuration; throws `ConfigError` naming the bad variable. */
+// Long on purpose: one line per setting, in one place, so every variable is read and validated
+// together.
 export function loadConfig(env: Env, defaults: { secretKey?: string } = {}): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535)
   const contentPort = integer(env, 'CONTENT_PORT', 8081, 0, 65535)

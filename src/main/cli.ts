@@ -30,7 +30,8 @@ const USAGE = `Usage: courseport <command>
   backup FILE [--json]                      online copy of a SQLite database (PostgreSQL: pg_dump)
   tenant create --name NAME [--plan PLAN] [--json]
   tenant list [--json]
-  tenant settings --tenant TENANT_ID --suspend-data-limit-12 4096|64000
+  tenant settings --tenant TENANT_ID [--suspend-data-limit-12 4096|64000] [--scorm-statements on|off]
+                                            change a tenant's settings; without options, print them
   key create --tenant TENANT_ID --mode test|live [--json]
   key revoke KEY_ID
   user create --tenant TENANT_ID --email EMAIL [--role owner|admin|viewer] [--json]
@@ -74,6 +75,23 @@ function print(json: boolean, value: unknown, text: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`)
 }
 
+/** Every option of every command; each command reads the ones it knows. */
+const OPTIONS = {
+  name: { type: 'string' },
+  plan: { type: 'string' },
+  tenant: { type: 'string' },
+  mode: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  state: { type: 'string' },
+  limit: { type: 'string' },
+  'no-worker': { type: 'boolean', default: false },
+  'suspend-data-limit-12': { type: 'string' },
+  'scorm-statements': { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const
+
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv
   const { values, positionals } = parseArgs({
@@ -82,20 +100,7 @@ async function main(argv: string[]): Promise<void> {
         ? rest
         : argv.slice(1),
     allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      plan: { type: 'string' },
-      tenant: { type: 'string' },
-      mode: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      state: { type: 'string' },
-      limit: { type: 'string' },
-      'no-worker': { type: 'boolean', default: false },
-      'suspend-data-limit-12': { type: 'string' },
-      email: { type: 'string' },
-      role: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+    options: OPTIONS,
   })
   if (values.help || !command) return void process.stdout.write(`${USAGE}\n`)
   const json = values.json ?? false
@@ -130,17 +135,7 @@ async function main(argv: string[]): Promise<void> {
     const rows = await withTenants((s) => s.listTenants())
     return print(json, rows, rows.map((r) => `${r.id}\t${r.plan_id}\t${r.name}`).join('\n'))
   }
-  if (command === 'tenant' && sub === 'settings') {
-    const limit = values['suspend-data-limit-12']
-    if (!values.tenant || (limit !== '4096' && limit !== '64000')) {
-      throw new UsageError('tenant settings needs --tenant ID --suspend-data-limit-12 4096|64000')
-    }
-    const tenantId = values.tenant
-    const settings = await withTenants((s) =>
-      s.updateSettings(tenantId, { suspendDataLimit12: Number(limit) as 4096 | 64000 }),
-    )
-    return print(json, settings, JSON.stringify(settings))
-  }
+  if (command === 'tenant' && sub === 'settings') return tenantSettingsCommand(values, json)
   if (command === 'key' && sub === 'create') {
     const mode = values.mode ?? ''
     if (!values.tenant || !isMode(mode))
@@ -171,3 +166,36 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   else process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
   process.exit(err instanceof UsageError ? 64 : 1)
 })
+
+/** `tenant settings`: applies the options given, then prints the tenant's settings. */
+async function tenantSettingsCommand(
+  values: { tenant?: string; 'suspend-data-limit-12'?: string; 'scorm-statements'?: string },
+  json: boolean,
+): Promise<void> {
+  const tenantId = values.tenant
+  if (!tenantId) throw new UsageError('tenant settings needs --tenant ID')
+  const changes = tenantSettingsChanges(values['suspend-data-limit-12'], values['scorm-statements'])
+  const settings = await withTenants((s) => s.updateSettings(tenantId, changes))
+  return print(json, settings, JSON.stringify(settings))
+}
+
+/** The `tenant settings` options as changes; a bad value is refused naming its option. */
+function tenantSettingsChanges(
+  limit: string | undefined,
+  statements: string | undefined,
+): { suspendDataLimit12?: 4096 | 64000; scormStatements?: boolean } {
+  const changes: { suspendDataLimit12?: 4096 | 64000; scormStatements?: boolean } = {}
+  if (limit !== undefined) {
+    if (limit !== '4096' && limit !== '64000') {
+      throw new UsageError(`--suspend-data-limit-12 must be 4096 or 64000, not '${limit}'`)
+    }
+    changes.suspendDataLimit12 = Number(limit) as 4096 | 64000
+  }
+  if (statements !== undefined) {
+    if (statements !== 'on' && statements !== 'off') {
+      throw new UsageError(`--scorm-statements must be on or off, not '${statements}'`)
+    }
+    changes.scormStatements = statements === 'on'
+  }
+  return changes
+}

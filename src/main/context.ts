@@ -55,6 +55,8 @@ export async function openMigratedDatabase(
   }
 }
 
+// Long on purpose: wires every service in dependency order; splitting would only pass the half-
+// built context around.
 /**
  * Opens the database (migrating it unless told not to) and the blob store, and wires the
  * services. The caller owns the result and must `close` it.

@@ -15,8 +15,8 @@ export interface DatabaseTarget {
   skip?: string
 }
 
-async function postgresAnswers(url: string): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 })
+async function postgresAnswersOnce(url: string): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 })
   try {
     await client.connect()
     await client.query('select 1')
@@ -26,6 +26,22 @@ async function postgresAnswers(url: string): Promise<string | undefined> {
   } finally {
     await client.end().catch(() => {})
   }
+}
+
+/**
+ * Whether PostgreSQL answers, asked up to three times: on a busy machine (every test file asks
+ * at load, two at a time beside running suites) one connection can take longer than its timeout,
+ * and under CI=true a wrong "absent" fails the whole file.
+ */
+async function postgresAnswers(url: string): Promise<string | undefined> {
+  let problem: string | undefined
+  for (let attempt = 0; attempt < 3; attempt++) {
+    problem = await postgresAnswersOnce(url)
+    if (problem === undefined || /ECONNREFUSED|ENOTFOUND|password|does not exist/.test(problem)) {
+      return problem
+    }
+  }
+  return problem
 }
 
 export const POSTGRES_ADMIN_URL = process.env.TEST_DATABASE_URL ?? DEFAULT_PG_URL

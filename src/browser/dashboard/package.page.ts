@@ -83,6 +83,8 @@ export function uploadForm(ctx: PageContext): HTMLElement {
 }
 
 /** One package: facts, jobs (archive/restore, test launch), versions and warnings. */
+// Long on purpose: builds one page top to bottom; its sections share the loaded package and its
+// refresh.
 export async function packageDetailPage(ctx: PageContext, id: string): Promise<HTMLElement> {
   const m = query({ mode: ctx.mode })
   const path = `/packages/${encodeURIComponent(id)}`

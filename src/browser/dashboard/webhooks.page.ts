@@ -112,6 +112,8 @@ function createForm(ctx: PageContext, reload: () => Promise<void>): HTMLElement 
 }
 
 /** One endpoint: its settings, the jobs on it, and its delivery history with attempts. */
+// Long on purpose: builds one page top to bottom; its sections share the loaded endpoint and its
+// refresh.
 export async function webhookDetailPage(ctx: PageContext, id: string): Promise<HTMLElement> {
   const m = query({ mode: ctx.mode })
   const [{ webhook: w }, { deliveries }] = await Promise.all([

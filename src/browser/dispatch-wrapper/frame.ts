@@ -42,6 +42,8 @@ const TITLES: Record<string, string> = {
   wrapper_revoked: 'This copy of the course has been replaced',
 }
 
+// Long on purpose: one message handler's closure state is shared by every step of the frame's
+// handshake.
 export function startFrame(win: Window): void {
   const doc = win.document
   const dispatchId = /^\/dispatch\/([^/]+)\/frame\/?$/.exec(win.location.pathname)?.[1] ?? ''

@@ -4,6 +4,7 @@
  * some throw.
  */
 import { findScormApi } from '../../modules/publish/course-generator/player/api-locator.ts'
+import { scormApiCaller, scormSucceeded, scormValue } from '../../modules/scorm/scorm-api-call.ts'
 import type { LmsVersion } from './protocol.ts'
 
 export interface LmsConnection {
@@ -15,45 +16,16 @@ export interface LmsConnection {
   finish(): boolean
 }
 
-const METHODS = {
-  '1.2': {
-    init: 'LMSInitialize',
-    get: 'LMSGetValue',
-    set: 'LMSSetValue',
-    commit: 'LMSCommit',
-    finish: 'LMSFinish',
-  },
-  '2004': {
-    init: 'Initialize',
-    get: 'GetValue',
-    set: 'SetValue',
-    commit: 'Commit',
-    finish: 'Terminate',
-  },
-} as const
-
 export function connectLms(win: Window, version: LmsVersion): LmsConnection | null {
-  const api = findScormApi(win as never, version) as Record<string, unknown> | null
+  const api = findScormApi(win as never, version) as object | null
   if (!api) return null
-  const names = METHODS[version]
-  const call = (method: keyof typeof names, ...args: string[]): unknown => {
-    try {
-      const fn = api[names[method]]
-      return typeof fn === 'function' ? fn.apply(api, args) : undefined
-    } catch {
-      return undefined
-    }
-  }
-  const ok = (result: unknown) => result === true || String(result) === 'true'
+  const call = scormApiCaller(api, version)
   return {
     version,
-    initialize: () => ok(call('init', '')),
-    get(element) {
-      const value = call('get', element)
-      return value === undefined || value === null ? '' : String(value)
-    },
-    set: (element, value) => ok(call('set', element, value)),
-    commit: () => ok(call('commit', '')),
-    finish: () => ok(call('finish', '')),
+    initialize: () => scormSucceeded(call('initialize', '')),
+    get: (element) => scormValue(call('get', element)),
+    set: (element, value) => scormSucceeded(call('set', element, value)),
+    commit: () => scormSucceeded(call('commit', '')),
+    finish: () => scormSucceeded(call('terminate', '')),
   }
 }

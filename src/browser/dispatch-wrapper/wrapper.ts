@@ -64,6 +64,8 @@ function write(lms: LmsConnection, writes: readonly LmsWrite[]): void {
   for (const [element, value] of writes) lms.set(element, value)
 }
 
+// Long on purpose: one closure holds the LMS connection and the bridge state every message handler
+// uses.
 export function startWrapper(win: Window): void {
   const doc = win.document
   const config = readConfig(doc)

@@ -77,6 +77,7 @@ export interface PlayerView {
   setCourseComplete(complete: boolean): void
 }
 
+// Long on purpose: the view is one closure over its DOM nodes; each handler it returns is short.
 export function createPlayerView(root: HTMLElement, handlers: ViewHandlers): PlayerView {
   const doc = root.ownerDocument
   const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {

@@ -44,6 +44,7 @@ const Cmi5LaunchResponse = Type.Object({
   cmi5_session_id: Type.Optional(Type.String()),
 })
 
+// Long on purpose: a route plugin: one short registration per endpoint of this resource.
 /**
  * cmi5 on the API origin: launching one AU with the spec's options, waiving an AU and
  * abandoning a cmi5 session (the LMS actions the cmi5 LMS Test Suite drives).

@@ -53,6 +53,7 @@ function meOf(user: NewSession['user']) {
   }
 }
 
+// Long on purpose: a route plugin: one short registration per endpoint of this resource.
 /**
  * `/api/customer/*`: the dashboard's API (DESIGN §12). Same services and scopes as /api/v1;
  * only authentication differs: a session cookie plus X-CSRF-Token, never an API key.

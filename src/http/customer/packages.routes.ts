@@ -23,6 +23,7 @@ const ZipFile = {
 
 const ModeOnly = Type.Object({ mode: ModeQuery })
 
+// Long on purpose: a route plugin: one short registration per endpoint of this resource.
 /**
  * The dashboard's package jobs through the same PackageService and LaunchService as /api/v1:
  * upload a zip, read a package with its versions and warnings, archive/restore, and launch it

@@ -26,6 +26,7 @@ const KeyView = Type.Object({
   revoked_at: Type.Union([Timestamp, Type.Null()]),
 })
 
+// Long on purpose: a route plugin: one short registration per endpoint of this resource.
 /**
  * The team and API-key pages: everyone signed in reads the team; owners change roles, remove
  * users (never the last owner) and list, create and revoke API keys.

@@ -39,6 +39,7 @@ const DashboardCreateWebhook = Type.Object(
 
 const ModeOnly = Type.Object({ mode: ModeQuery })
 
+// Long on purpose: a route plugin: one short registration per endpoint of this resource.
 /**
  * The dashboard's webhook jobs (issue 12): the same WebhookService calls as /api/v1/webhooks,
  * in the mode of the page's switch. Reading is for everyone; changes need an admin or owner.

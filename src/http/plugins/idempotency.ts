@@ -62,40 +62,6 @@ export function registerIdempotency(
   app.decorateRequest('idempotencyKey', null)
   app.decorateRequest('claimIdempotency', null)
 
-  async function claim(request: FastifyRequest, key: string, print: string): Promise<Claim> {
-    const auth = request.auth
-    if (!auth) return { claimed: true }
-    const scope = { tenantId: auth.tenantId, mode: auth.mode }
-    const now = clock.now()
-    const expiredBefore = new Date(now.getTime() - RETENTION_MS).toISOString()
-    await repo.deleteExpiredKey(db, scope, key, expiredBefore)
-    if (await repo.claimKey(db, scope, key, print, now.toISOString())) {
-      request.idempotencyKey = key
-      return { claimed: true }
-    }
-    const existing = await repo.findKey(db, scope, key)
-    // Released by a failed first request between our claim and this read: a retry may claim it.
-    if (!existing) {
-      throw new AppError(
-        'idempotency_conflict',
-        'A request with this Idempotency-Key is still running',
-      )
-    }
-    if (existing.fingerprint !== print) {
-      throw new AppError(
-        'idempotency_conflict',
-        'This Idempotency-Key was already used with a different request',
-      )
-    }
-    if (existing.status_code === null || existing.response_body === null) {
-      throw new AppError(
-        'idempotency_conflict',
-        'A request with this Idempotency-Key is still running',
-      )
-    }
-    return { replay: { status: existing.status_code, body: existing.response_body } }
-  }
-
   app.addHook('preHandler', async (request, reply) => {
     const key = request.headers['idempotency-key']
     if (request.method !== 'POST' || typeof key !== 'string' || !request.auth) return
@@ -106,13 +72,15 @@ export function registerIdempotency(
     if (request.isMultipart()) {
       request.claimIdempotency = async (bodyDigest) => {
         request.claimIdempotency = null
-        const outcome = await claim(request, key, fingerprint(request, bodyDigest))
+        const outcome = await claim(db, clock, request, key, fingerprint(request, bodyDigest))
         if ('replay' in outcome)
           throw new IdempotentReplay(outcome.replay.status, outcome.replay.body)
       }
       return
     }
     const outcome = await claim(
+      db,
+      clock,
       request,
       key,
       fingerprint(request, JSON.stringify(request.body ?? null)),
@@ -138,4 +106,45 @@ export function registerIdempotency(
     }
     return payload
   })
+}
+
+/** Claims `key` for this request, or finds the stored answer to replay; a clash is a 409. */
+async function claim(
+  db: Kysely<Database>,
+  clock: Clock,
+  request: FastifyRequest,
+  key: string,
+  print: string,
+): Promise<Claim> {
+  const auth = request.auth
+  if (!auth) return { claimed: true }
+  const scope = { tenantId: auth.tenantId, mode: auth.mode }
+  const now = clock.now()
+  const expiredBefore = new Date(now.getTime() - RETENTION_MS).toISOString()
+  await repo.deleteExpiredKey(db, scope, key, expiredBefore)
+  if (await repo.claimKey(db, scope, key, print, now.toISOString())) {
+    request.idempotencyKey = key
+    return { claimed: true }
+  }
+  const existing = await repo.findKey(db, scope, key)
+  // Released by a failed first request between our claim and this read: a retry may claim it.
+  if (!existing) {
+    throw new AppError(
+      'idempotency_conflict',
+      'A request with this Idempotency-Key is still running',
+    )
+  }
+  if (existing.fingerprint !== print) {
+    throw new AppError(
+      'idempotency_conflict',
+      'This Idempotency-Key was already used with a different request',
+    )
+  }
+  if (existing.status_code === null || existing.response_body === null) {
+    throw new AppError(
+      'idempotency_conflict',
+      'A request with this Idempotency-Key is still running',
+    )
+  }
+  return { replay: { status: existing.status_code, body: existing.response_body } }
 }

@@ -88,6 +88,8 @@ function mediaTypeAccepted(header: string | string[] | undefined, accepted: read
   })
 }
 
+// Long on purpose: a factory whose closure (pools, connector, limits) is shared by the methods it
+// returns.
 /**
  * The SSRF-safe outbound HTTP client. One instance per process (or per purpose) so sockets are
  * pooled per origin; every new socket is resolved, checked and pinned by the connector.

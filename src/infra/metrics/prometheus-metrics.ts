@@ -33,6 +33,8 @@ const WEBHOOK_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 /** Package ingest and conversions: from a small zip to a 300-slide deck. */
 const WORK_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600]
 
+// Long on purpose: a factory whose closure (the registered series) is shared by the methods it
+// returns.
 /**
  * Metrics kept in one prom-client `Registry` owned by this object, never the library's global
  * one: each process builds one in its composition root, and tests build several in one process.

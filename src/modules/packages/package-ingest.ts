@@ -73,14 +73,19 @@ export function ingestZip(options: IngestOptions): Promise<IngestedPackage> {
   )
 }
 
+/** The configured limits as the unpacker's: one ratio bounds each entry and the whole zip. */
+function unpackLimits(limits: IngestOptions['limits']): Partial<UnpackLimits> {
+  return {
+    maxEntries: limits.maxEntries,
+    maxTotalBytes: limits.maxTotalBytes,
+    maxEntryRatio: limits.maxRatio,
+    maxTotalRatio: limits.maxRatio,
+  }
+}
+
 async function ingestNow(options: IngestOptions): Promise<IngestedPackage> {
   const { blobs, prefix, zipKey } = options
-  const limits: Partial<UnpackLimits> = {
-    maxEntries: options.limits.maxEntries,
-    maxTotalBytes: options.limits.maxTotalBytes,
-    maxEntryRatio: options.limits.maxRatio,
-    maxTotalRatio: options.limits.maxRatio,
-  }
+  const limits = unpackLimits(options.limits)
   const fallbackTitle = options.originalFilename.replace(/\.zip$/i, '') || 'Untitled package'
   const summary = await inspectPackage(options.zipPath, limits, { fallbackTitle })
   const discard = async () => {

@@ -42,11 +42,8 @@ describe('player bundle', () => {
 
   test('ensureBrowserBundle leaves an up-to-date build alone', async () => {
     const before = statSync(join(outdir, 'player.js')).mtimeMs
-    const started = performance.now()
     await ensureBrowserBundle({ outdir })
-    const elapsed = performance.now() - started
-    assert.equal(statSync(join(outdir, 'player.js')).mtimeMs, before)
-    assert.ok(elapsed < 500, `took ${elapsed} ms`)
+    assert.equal(statSync(join(outdir, 'player.js')).mtimeMs, before, 'player.js was not rebuilt')
   })
 
   test('ensureBrowserBundle builds a missing bundle', async () => {

@@ -33,9 +33,7 @@ describe('manifest XML is parsed safely', () => {
       (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i};`.repeat(10)}">`,
     ).join('')
     const bomb = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol0 "lol">${levels}]><manifest identifier="&lol10;"/>`
-    const started = Date.now()
     refusedWith(() => parseScormManifest(bomb), /DOCTYPE or ENTITY/)
-    assert.ok(Date.now() - started < 1000)
   })
 
   test('a lower-case or spaced doctype is refused too', () => {

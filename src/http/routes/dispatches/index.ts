@@ -22,6 +22,7 @@ const TRANSITION_SUMMARIES = {
   restore: 'Restore an archived dispatch (to active, or expired when its expiry passed)',
 } as const
 
+// Long on purpose: a route plugin: one short registration per endpoint of this resource.
 /**
  * Dispatches (docs/dispatch.md): create as the spec, and the list/read/update/lifecycle/delete/
  * export operations. Thin: validate → one service call → shape.

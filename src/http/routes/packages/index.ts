@@ -45,6 +45,7 @@ const UploadBody = Type.Unsafe<Static<typeof ProcessBody>>({
   },
 })
 
+// Long on purpose: a route plugin: one short registration per endpoint of this resource.
 export const packageRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
   app,
   { ctx },

@@ -20,6 +20,7 @@ import {
   WebhookParams,
 } from './webhook.schemas.ts'
 
+// Long on purpose: a route plugin: one short registration per endpoint of this resource.
 /**
  * Webhook endpoints and their deliveries: `POST /webhooks` exactly as the spec (plus its earlier
  * body forms), and the list/read/update/delete/rotate/test/history/re-queue operations users

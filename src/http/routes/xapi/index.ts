@@ -24,6 +24,7 @@ function agentParam(agent: string | undefined): string | undefined {
   return agent.startsWith('mailto:') ? JSON.stringify({ mbox: agent }) : agent
 }
 
+// Long on purpose: a route plugin: one short registration per endpoint of this resource.
 /**
  * The LRS from the API: credentials for /xapi (created, listed, revoked) and a read of the
  * statement store with the same filters and keyset paging as the other lists.

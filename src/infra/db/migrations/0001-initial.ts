@@ -2,6 +2,8 @@ import { type Kysely, sql } from 'kysely'
 import type { Dialect } from '../schema.ts'
 
 /** Tenancy, packages, the audit outbox and request bookkeeping. */
+// Long on purpose: a migration is one ordered list of DDL steps; split, the schema would no longer
+// read in order.
 export function initialMigration(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {

@@ -2,6 +2,8 @@ import { type Kysely, sql } from 'kysely'
 import type { Dialect } from '../schema.ts'
 
 /** Sessions (attempts), per-SCO runtime state, SCO deliveries, and active-learner usage. */
+// Long on purpose: a migration is one ordered list of DDL steps; split, the schema would no longer
+// read in order.
 export function sessionsMigration(_dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {

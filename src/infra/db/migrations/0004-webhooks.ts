@@ -2,6 +2,8 @@ import { type Kysely, sql } from 'kysely'
 import type { Dialect } from '../schema.ts'
 
 /** Webhook endpoints, deliveries (which double as the delivery work queue) and attempts. */
+// Long on purpose: a migration is one ordered list of DDL steps; split, the schema would no longer
+// read in order.
 export function webhooksMigration(_dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely'
 import type { Dialect } from '../schema.ts'
 
 /** Dispatches, their licence seats (one row per admitted learner) and tags. */
+// Long on purpose: a migration is one ordered list of DDL steps; split, the schema would no longer
+// read in order.
 export function dispatchesMigration(_dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {

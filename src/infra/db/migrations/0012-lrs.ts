@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely'
 import type { Dialect } from '../schema.ts'
 
+// Long on purpose: a migration is one ordered list of DDL steps; split, the schema would no longer
+// read in order.
 /**
  * The built-in LRS (DESIGN §12): one store for every tenant and mode. Statements are immutable
  * rows (only `voided` changes); `lrs_statement_index` holds one row per filterable value so each

@@ -107,6 +107,8 @@ export function isWebMediaType(contentType: string | null): boolean {
   return contentType !== null && Object.hasOwn(MEDIA_TYPES, mediaType(contentType))
 }
 
+// Long on purpose: one pass that collects every problem and every file name, so the problems come
+// back together.
 /**
  * Checks the input (every problem at once, as a `validation_failed` AppError with
  * `details.problems`) and decides every packaged file name.

@@ -71,6 +71,7 @@ export function resolve(version: ScormVersion, element: string): Resolved {
   return resolved
 }
 
+// Long on purpose: one closure over the store and its counts; get/set and their helpers share them.
 /**
  * Builds a model over `initial` values (trusted: they come from the LMS). Keys that are not
  * elements of the version are dropped.

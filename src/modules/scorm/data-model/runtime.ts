@@ -91,6 +91,8 @@ export interface Runtime<A> {
 
 type Guard = { before: number; after: number }
 
+// Long on purpose: one closure over the runtime's phase and last error, which every API call reads
+// and writes.
 export function createRuntime(config: RuntimeConfig<'2004'>): Runtime<Api2004>
 export function createRuntime(config: RuntimeConfig<'1.2'>): Runtime<Api12>
 export function createRuntime(config: RuntimeConfig): Runtime<Api2004 | Api12>

@@ -62,16 +62,7 @@ export function validateDelta(
   const code = (kind: FailureKind) => codeFor(version, kind)
   const generalError = version === '2004' ? 201 : 101
 
-  const body = isRecord(delta) ? delta : undefined
-  const seq = sequenceNumber(body?.seq)
-  const fromSeq = sequenceNumber(body?.fromSeq) ?? (seq === undefined ? undefined : seq - 1)
-  if (!body) errors.push({ element: '', code: generalError, message: 'a delta must be an object' })
-  else if (seq === undefined) {
-    errors.push({ element: '', code: generalError, message: 'seq must be a non-negative integer' })
-  }
-  const values = isRecord(body?.values) ? body.values : undefined
-  if (body && !values)
-    errors.push({ element: '', code: generalError, message: 'values must be an object' })
+  const { body, seq, fromSeq, values } = readEnvelope(delta, generalError, errors)
 
   const queue: Array<[string, string]> = []
   const entries = Object.entries(values ?? {})
@@ -129,6 +120,21 @@ export function validateDelta(
     ignored,
     state: { version, values: model.values() },
   }
+}
+
+/** The delta's envelope (seq, fromSeq, values); what is malformed is added to `errors`. */
+function readEnvelope(delta: unknown, generalError: number, errors: DeltaError[]) {
+  const body = isRecord(delta) ? delta : undefined
+  const seq = sequenceNumber(body?.seq)
+  const fromSeq = sequenceNumber(body?.fromSeq) ?? (seq === undefined ? undefined : seq - 1)
+  if (!body) errors.push({ element: '', code: generalError, message: 'a delta must be an object' })
+  else if (seq === undefined) {
+    errors.push({ element: '', code: generalError, message: 'seq must be a non-negative integer' })
+  }
+  const values = isRecord(body?.values) ? body.values : undefined
+  if (body && !values)
+    errors.push({ element: '', code: generalError, message: 'values must be an object' })
+  return { body, seq, fromSeq, values }
 }
 
 /**

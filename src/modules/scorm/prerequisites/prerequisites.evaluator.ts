@@ -65,6 +65,7 @@ const STATUS_WORDS: ReadonlyArray<readonly [RegExp, LessonStatus]> = [
 /** Item identifiers (xs:ID in the manifest, tolerantly: letters, digits, _ - . :). */
 const IDENT = /^[A-Za-z0-9_.:-]+/
 
+// Long on purpose: a recursive-descent parser: its parse functions share the cursor in one closure.
 export function parsePrerequisites(script: string): ParseResult {
   if (script.length > MAX_SCRIPT_LENGTH) return { ok: false, error: 'script too long' }
   let pos = 0

@@ -49,6 +49,8 @@ function slideFromLocation(location: string, total: number): number | null {
 
 const measure = (value: number) => String(Math.round(Math.min(1, Math.max(0, value)) * 1e7) / 1e7)
 
+// Long on purpose: one closure over the session state (current slide, viewed, completed) that every
+// method updates.
 export function startCourseSession(options: CourseSessionOptions): CourseSession {
   const { version } = options
   const total = Math.max(1, Math.floor(options.total))

@@ -24,6 +24,7 @@ function setCounter(counter: HTMLElement | null, index: number, total: number, t
   counter.replaceChildren(visible, spoken)
 }
 
+// Long on purpose: wires the page once: its DOM nodes are shared by every handler it installs.
 function boot(): void {
   const root = document.documentElement
   root.classList.remove('no-js')

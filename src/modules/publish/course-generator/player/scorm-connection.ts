@@ -3,6 +3,7 @@
  * the strings 'true'/'false' but some return booleans, so both are accepted.
  * Browser-safe: no node: imports.
  */
+import { scormApiCaller, scormSucceeded, scormValue } from '../../../scorm/scorm-api-call.ts'
 import type { ScormTarget } from '../course.types.ts'
 
 export type TrackedElement =
@@ -46,51 +47,22 @@ const ELEMENTS: Readonly<Record<ScormTarget, Readonly<Record<TrackedElement, str
   },
 }
 
-const METHODS = {
-  '2004': {
-    initialize: 'Initialize',
-    terminate: 'Terminate',
-    get: 'GetValue',
-    set: 'SetValue',
-    commit: 'Commit',
-  },
-  '1.2': {
-    initialize: 'LMSInitialize',
-    terminate: 'LMSFinish',
-    get: 'LMSGetValue',
-    set: 'LMSSetValue',
-    commit: 'LMSCommit',
-  },
-} as const
-
-type Method = keyof (typeof METHODS)['2004']
-
 /** Wraps an API object found by findScormApi. A call that throws counts as a refusal. */
 export function connectScorm(api: object, version: ScormTarget): ScormConnection {
-  const call = (method: Method, ...args: string[]): unknown => {
-    try {
-      const fn = (api as Record<string, unknown>)[METHODS[version][method]]
-      return typeof fn === 'function' ? fn.apply(api, args) : undefined
-    } catch {
-      return undefined
-    }
-  }
-  const succeeded = (result: unknown) => result === true || String(result) === 'true'
+  const call = scormApiCaller(api, version)
   const names = ELEMENTS[version]
   return {
     version,
-    initialize: () => succeeded(call('initialize', '')),
+    initialize: () => scormSucceeded(call('initialize', '')),
     get(element) {
       const name = names[element]
-      if (!name) return ''
-      const value = call('get', name)
-      return value === undefined || value === null ? '' : String(value)
+      return name ? scormValue(call('get', name)) : ''
     },
     set(element, value) {
       const name = names[element]
-      return name ? succeeded(call('set', name, value)) : false
+      return name ? scormSucceeded(call('set', name, value)) : false
     },
-    commit: () => succeeded(call('commit', '')),
-    terminate: () => succeeded(call('terminate', '')),
+    commit: () => scormSucceeded(call('commit', '')),
+    terminate: () => scormSucceeded(call('terminate', '')),
   }
 }
