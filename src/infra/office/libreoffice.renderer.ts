@@ -69,6 +69,8 @@ function officeEnv(tools: OfficeTools, workDir: string): Record<string, string> 
  * LibreOffice (`soffice --headless --convert-to pdf`) in a hardened per-job profile, without
  * network, under a hard timeout, then poppler's pdftocairo for one JPEG per slide. soffice exits
  * 0 even when it could not open the file, so success is judged by the PDF and its page count.
+ * Long because it is a closure: the slot semaphore and the warm profile template are shared by
+ * every render of this renderer, and its helpers below each do one step.
  */
 export function createLibreOfficeRenderer(
   tools: OfficeTools,
@@ -125,53 +127,61 @@ export function createLibreOfficeRenderer(
     return template
   }
 
+  /**
+   * LibreOffice → one PDF page per slide of the plan; returns the PDF, the awaited plan and the
+   * time LibreOffice took (the profile copy not counted).
+   */
+  async function convertToPdf(request: RenderRequest, deadline: number) {
+    const profile = await copyProfile(await warmTemplate(), join(request.workDir, 'profile'))
+    const outDir = join(request.workDir, 'pdf')
+    const t0 = performance.now()
+    const result = await run(
+      [
+        profileArg(profile),
+        ...flags,
+        '--convert-to',
+        CONVERT_TO,
+        '--outdir',
+        outDir,
+        request.inputPath,
+      ],
+      request.workDir,
+      deadline,
+      request.signal,
+    )
+    const pdf = join(outDir, `${basename(request.inputPath, extname(request.inputPath))}.pdf`)
+    const size = await stat(pdf).then(
+      (s) => s.size,
+      () => 0,
+    )
+    if (size === 0) {
+      throw new RenderError(
+        'load_failed',
+        'LibreOffice could not open the presentation',
+        result.output,
+      )
+    }
+    const [pages, plan] = await Promise.all([
+      pdfPageCount(tools, pdf, deadline, request.signal),
+      request.plan,
+    ])
+    if (pages !== plan.slideCount) {
+      throw new RenderError(
+        'page_mismatch',
+        `LibreOffice rendered ${pages ?? 'no'} page(s) for ${plan.slideCount} slide(s)`,
+        result.output,
+      )
+    }
+    return { pdf, plan, officeMs: performance.now() - t0 }
+  }
+
   async function render(request: RenderRequest): Promise<RenderedSlides> {
     const release = await slots.acquire(request.signal).catch(() => {
       throw new RenderError('aborted', 'The render was cancelled')
     })
     try {
       const deadline = Date.now() + options.timeoutMs
-      const profile = await copyProfile(await warmTemplate(), join(request.workDir, 'profile'))
-      const outDir = join(request.workDir, 'pdf')
-      const t0 = performance.now()
-      const result = await run(
-        [
-          profileArg(profile),
-          ...flags,
-          '--convert-to',
-          CONVERT_TO,
-          '--outdir',
-          outDir,
-          request.inputPath,
-        ],
-        request.workDir,
-        deadline,
-        request.signal,
-      )
-      const pdf = join(outDir, `${basename(request.inputPath, extname(request.inputPath))}.pdf`)
-      const size = await stat(pdf).then(
-        (s) => s.size,
-        () => 0,
-      )
-      if (size === 0) {
-        throw new RenderError(
-          'load_failed',
-          'LibreOffice could not open the presentation',
-          result.output,
-        )
-      }
-      const [pages, plan] = await Promise.all([
-        pdfPageCount(tools, pdf, deadline, request.signal),
-        request.plan,
-      ])
-      if (pages !== plan.slideCount) {
-        throw new RenderError(
-          'page_mismatch',
-          `LibreOffice rendered ${pages ?? 'no'} page(s) for ${plan.slideCount} slide(s)`,
-          result.output,
-        )
-      }
-      const officeMs = performance.now() - t0
+      const { pdf, plan, officeMs } = await convertToPdf(request, deadline)
       const t1 = performance.now()
       const pictures = await rasterizePages(
         tools,

@@ -74,6 +74,8 @@ async function picturesIn(dir: string): Promise<string[]> {
  * Turns `pages` of `pdf` into JPEG files under `outDir` (pdftocairo: faster than pdftoppm on
  * vector-heavy slides, and JPEG encodes several times faster than PNG). Returns page → path.
  * Progress is read from the files appearing, since pdftocairo writes pages in order.
+ * A little over a screen: the progress poll, the chunk workers and the final collection share
+ * the chunk directories and the failure list, and splitting them would pass all of it around.
  */
 export async function rasterizePages(
   tools: RasterTools,

@@ -98,6 +98,106 @@ function noVisibleSlides(content: PresentationContent): AppError {
   )
 }
 
+type RenderOutcome = { rendered: RenderedSlides } | { error: unknown }
+/** A render under way, or why none could start. */
+type Rendering = Promise<RenderOutcome> | { unavailable: string }
+
+/**
+ * Starts LibreOffice at once, so it runs alongside the OOXML read on the core LibreOffice
+ * (single-threaded) leaves idle; the renderer needs the slide plan only once the PDF exists.
+ * The returned promise never rejects: a failure is an outcome the caller decides about.
+ */
+function startRender(
+  input: PipelineInput,
+  reading: Promise<PresentationContent>,
+  signal: AbortSignal,
+): Promise<RenderOutcome> {
+  const plan = reading.then((content) => ({
+    slideCount: content.slides.length,
+    slides: content.slides.filter((s) => !s.hidden).map((s) => s.index),
+  }))
+  // The reader's own failure is reported by readVisibleContent; an aborted render never awaits
+  // the plan, so its rejection must not count as unhandled.
+  plan.catch(() => {})
+  return input.renderer
+    .render({
+      inputPath: input.sourcePath,
+      workDir: join(input.workDir, 'render'),
+      plan,
+      signal: input.signal ? AbortSignal.any([input.signal, signal]) : signal,
+      onProgress: input.onProgress,
+    })
+    .then(
+      (rendered) => ({ rendered }),
+      (error: unknown) => ({ error }),
+    )
+}
+
+/**
+ * Awaits the OOXML read; when it fails or shows nothing, stops the render and waits until
+ * LibreOffice is gone before throwing.
+ */
+async function readVisibleContent(
+  reading: Promise<PresentationContent>,
+  rendering: Rendering,
+  stop: AbortController,
+): Promise<PresentationContent> {
+  try {
+    const content = await reading
+    if (!content.slides.some((s) => !s.hidden)) throw noVisibleSlides(content)
+    return content
+  } catch (err) {
+    stop.abort()
+    if (rendering instanceof Promise) await rendering
+    throw err
+  }
+}
+
+/**
+ * The slide pictures, or null with a warning pushed when rendering is unavailable or failed.
+ * An abort (or an error that is not a RenderError) is thrown.
+ */
+async function settleRendering(
+  rendering: Rendering,
+  warnings: ConversionWarningView[],
+): Promise<RenderedSlides | null> {
+  if ('unavailable' in rendering) {
+    const reason = rendering.unavailable
+    warnings.push(
+      textOnlyWarning('rendering_unavailable', `Slides were not rendered as pictures: ${reason}.`),
+    )
+    return null
+  }
+  const outcome = await rendering
+  if ('rendered' in outcome) return outcome.rendered
+  if (!isRenderError(outcome.error) || outcome.error.code === 'aborted') throw outcome.error
+  warnings.push(
+    textOnlyWarning(
+      'rendering_failed',
+      `Slides could not be rendered as pictures (${outcome.error.message}).`,
+    ),
+  )
+  return null
+}
+
+function courseSlides(
+  sourcePath: string,
+  visible: readonly SlideContent[],
+  rendered: RenderedSlides | null,
+): SlideInput[] {
+  const openPart = (part: string) => extractPart(sourcePath, part)
+  return visible.map((slide) => {
+    const picture = rendered?.pictures.get(slide.index)
+    return {
+      ...slideInputFromOoxml(slide, openPart),
+      title: slideTitle(slide),
+      renderedImage: picture
+        ? { contentType: 'image/jpeg', open: () => createReadStream(picture) }
+        : null,
+    }
+  })
+}
+
 /**
  * .pptx → SCORM zip (DESIGN §10): (1) the OOXML reader extracts structure and text, (2) the
  * renderer (LibreOffice) draws each visible slide; the generator writes a course whose pictures
@@ -112,83 +212,26 @@ export async function convertPresentation(input: PipelineInput): Promise<Pipelin
     readMs = performance.now() - t0
     return content
   })
-  // Its failure is handled where it is awaited below; until then it must not count as unhandled.
+  // Rejections are handled in readVisibleContent, which awaits it; until then (while the
+  // renderer's availability is checked) it must not count as unhandled.
   reading.catch(() => {})
-  const plan = reading.then((content) => ({
-    slideCount: content.slides.length,
-    slides: content.slides.filter((s) => !s.hidden).map((s) => s.index),
-  }))
-  plan.catch(() => {}) // an aborted render never awaits it
   const availability = await input.renderer.availability()
-  // LibreOffice starts at once and the OOXML read runs alongside it, on the core LibreOffice
-  // (single-threaded) leaves idle; the renderer needs the slide plan only once the PDF exists.
   const stop = new AbortController()
-  const rendering = availability.available
-    ? input.renderer
-        .render({
-          inputPath: input.sourcePath,
-          workDir: join(input.workDir, 'render'),
-          plan,
-          signal: input.signal ? AbortSignal.any([input.signal, stop.signal]) : stop.signal,
-          onProgress: input.onProgress,
-        })
-        .then(
-          (rendered) => ({ rendered }),
-          (error: unknown) => ({ error }),
-        )
-    : undefined
-
-  let content: PresentationContent
-  try {
-    content = await reading
-    if (!content.slides.some((s) => !s.hidden)) throw noVisibleSlides(content)
-  } catch (err) {
-    stop.abort() // nothing to render: stop LibreOffice and wait until it is gone
-    await rendering
-    throw err
-  }
+  const rendering: Rendering = availability.available
+    ? startRender(input, reading, stop.signal)
+    : { unavailable: availability.reason }
+  const content = await readVisibleContent(reading, rendering, stop)
   const visible = content.slides.filter((s) => !s.hidden)
   const warnings: ConversionWarningView[] = [...content.warnings, ...hiddenWarning(content)]
-
-  let rendered: RenderedSlides | null = null
-  if (!availability.available) {
-    warnings.push(
-      textOnlyWarning(
-        'rendering_unavailable',
-        `Slides were not rendered as pictures: ${availability.reason}.`,
-      ),
-    )
-  } else {
-    const outcome = await (rendering as NonNullable<typeof rendering>)
-    if ('rendered' in outcome) rendered = outcome.rendered
-    else if (!isRenderError(outcome.error) || outcome.error.code === 'aborted') throw outcome.error
-    else {
-      warnings.push(
-        textOnlyWarning(
-          'rendering_failed',
-          `Slides could not be rendered as pictures (${outcome.error.message}).`,
-        ),
-      )
-    }
-  }
+  const rendered = await settleRendering(rendering, warnings)
   if (!rendered) {
     warnings.push(...unsupportedPictureWarning(visible))
     input.onProgress?.(visible.length)
   }
 
-  const openPart = (part: string) => extractPart(input.sourcePath, part)
-  const slides: SlideInput[] = visible.map((slide) => {
-    const picture = rendered?.pictures.get(slide.index)
-    return {
-      ...slideInputFromOoxml(slide, openPart),
-      title: slideTitle(slide),
-      renderedImage: picture
-        ? { contentType: 'image/jpeg', open: () => createReadStream(picture) }
-        : null,
-    }
-  })
   const t1 = performance.now()
   const zipPath = join(input.workDir, 'course.zip')
+  const slides = courseSlides(input.sourcePath, visible, rendered)
   await generateCourse(
     { title: input.title, scormVersion: input.scormVersion, identifier: input.identifier, slides },
     zipPath,

@@ -67,6 +67,8 @@ export class ConversionService {
     this.#runner = new ConversionRunner(deps)
   }
 
+  // Over 60 lines only because the inserted row names every column; the steps (probe, allowance,
+  // store the upload, one transaction for allowance + queue + row + audit) read in order.
   async create(scope: TenantScope, input: CreateConversionInput): Promise<ConversionView> {
     const { db, blobs, clock, queue } = this.#deps
     const probe = await probePresentation(input.filePath)

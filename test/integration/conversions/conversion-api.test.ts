@@ -268,12 +268,20 @@ describeEachDatabase('conversion jobs API', (database) => {
       logger: silentLogger,
     })
     const observed: number[] = []
+    // Progress is sampled while the job runs. The deadline only turns a stuck job into a clear
+    // failure: it lies past the render's own limit (CONVERSION_TIMEOUT_SECONDS, default 300).
+    const deadline = Date.now() + 360_000
+    let last = 'not yet read'
     worker.start()
     try {
       for (;;) {
         const job = await getConversion(t, tenant.testKey, id)
+        last = `${job.status} at ${job.progress.done}/${job.progress.total}`
         if (job.status === 'processing') observed.push(job.progress.done)
         if (job.status === 'completed' || job.status === 'failed') break
+        if (Date.now() > deadline) {
+          assert.fail(`conversion ${id} did not finish within 360 s (last seen: ${last})`)
+        }
         await new Promise((r) => setTimeout(r, 25))
       }
     } finally {

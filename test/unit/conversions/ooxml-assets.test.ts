@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { existsSync, readdirSync } from 'node:fs'
 import { describe, test } from 'node:test'
+import { setTimeout as delay } from 'node:timers/promises'
 import {
   extractPart,
   probePresentation,
@@ -213,7 +214,10 @@ describe('reading real decks: images, media, links, objects and warnings', () =>
     await collect(await extractPart(video, 'ppt/media/media1.mp4'))
     const early = await extractPart(video, 'ppt/media/media1.mp4')
     for await (const _chunk of early) break
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    // yauzl closes its file descriptor in a callback it does not expose: wait for that to
+    // happen, with a deadline that only turns a leak into a clear failure.
+    const deadline = Date.now() + 5_000
+    while (openFds() !== before && Date.now() < deadline) await delay(10)
     assert.equal(openFds(), before)
   })
 })

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import {
+  checkScormManifest,
   detectPackageLayout,
   type ManifestSummary,
+  parseScormManifest,
+  resolveLaunches,
   summarisePackage,
+  validateScormManifest,
 } from '../../../src/modules/scorm/manifest/index.ts'
 import { isAppError } from '../../../src/shared/app-error.ts'
 
@@ -144,6 +148,39 @@ describe('manifest validation', () => {
       ['a.html', 'b.html'],
     )
     assert.equal(s.title, 'm')
+  })
+
+  test('validation leaves the parsed manifest unchanged; launches come in a new tree', () => {
+    const items = `<item identifier="c"><title>Chapter</title>
+        <item identifier="i1" identifierref="r" parameters="?x=1"><title>One</title></item>
+        <item identifier="i2" identifierref="r"><title>Two</title></item></item>`
+    const parsed = parseScormManifest(base(org(items), res))
+    const before = structuredClone(parsed)
+
+    const info = validateScormManifest(parsed, ['a.html'])
+    assert.deepEqual(parsed, before)
+    const leaf = info.scorm.organizations[0]?.items[0]?.children[0]
+    assert.equal(leaf?.launchHref, 'a.html?x=1')
+    assert.equal(leaf?.launchPath, 'a.html')
+    assert.equal(leaf?.scormType, 'sco')
+    assert.equal(info.scorm.organizations[0]?.items[0]?.launchHref, null, 'a cluster has none')
+
+    const check = checkScormManifest(parsed, ['a.html'])
+    assert.deepEqual(check.problems, [])
+    const resolved = resolveLaunches(check.organizations, check.itemLaunches)
+    assert.deepEqual(resolved, info.scorm.organizations)
+    assert.deepEqual(parsed, before)
+  })
+
+  test('a refused manifest is left unchanged too, and its problems are returned', () => {
+    const parsed = parseScormManifest(
+      base(org('<item identifier="i" identifierref="r"><title>I</title></item>'), res),
+    )
+    const before = structuredClone(parsed)
+    const check = checkScormManifest(parsed, ['b.html'])
+    assert.match(check.problems.join(), /'a.html' of the item 'i' \("I"\) is not in the zip/)
+    assert.throws(() => validateScormManifest(parsed, ['b.html']), /not in the zip/)
+    assert.deepEqual(parsed, before)
   })
 })
 

@@ -1,6 +1,12 @@
 import { AppError } from '../../../shared/app-error.ts'
 import { FileIndex, moreProblems } from './file-index.ts'
-import { buildLaunchHref, type ResolvedHref } from './launch-href.ts'
+import {
+  describeItem,
+  type ItemLaunch,
+  type ResolveContext,
+  resolveItem,
+  resolveLaunches,
+} from './item-launch.resolver.ts'
 import type {
   LaunchTarget,
   ManifestItem,
@@ -21,77 +27,6 @@ export interface ScormPackageInfo {
   launches: LaunchTarget[]
   scorm: ScormStructure
   warnings: string[]
-}
-
-interface Context {
-  resources: Map<string, ManifestResource>
-  hrefs: Map<string, ResolvedHref>
-  files: FileIndex
-  problems: string[]
-  warnings: string[]
-  defaultedTypes: Set<string>
-}
-
-function describeItem(item: ManifestItem): string {
-  return item.title && item.title !== item.identifier
-    ? `'${item.identifier}' ("${item.title}")`
-    : `'${item.identifier}'`
-}
-
-/** Fills launchHref/launchPath/scormType of one leaf item, or records why it cannot launch. */
-function resolveItem(item: ManifestItem, ctx: Context): void {
-  const ref = item.identifierref
-  if (!ref) {
-    ctx.warnings.push(
-      `The item ${describeItem(item)} has no content (no identifierref); it cannot be launched.`,
-    )
-    return
-  }
-  const resource = ctx.resources.get(ref)
-  if (!resource) {
-    ctx.problems.push(
-      `The item ${describeItem(item)} refers to the resource '${ref}', which is not in the manifest.`,
-    )
-    return
-  }
-  const resolved = ctx.hrefs.get(ref)
-  if (!resolved) {
-    ctx.problems.push(
-      `The item ${describeItem(item)} refers to the resource '${ref}', which has no href (launch file).`,
-    )
-    return
-  }
-  if (resolved.kind === 'invalid') {
-    ctx.problems.push(
-      `The launch file '${resource.href}' of the resource '${ref}' cannot be used: ${resolved.reason}.`,
-    )
-    return
-  }
-  let path: string | undefined
-  if (resolved.kind === 'file') {
-    path = [resolved.path, resolved.rawPath].find((p) => ctx.files.has(p))
-    if (path === undefined) {
-      const variant = ctx.files.caseVariant(resolved.path)
-      const hint = variant ? ` The zip has '${variant}'; file names are case-sensitive.` : ''
-      ctx.problems.push(
-        `The launch file '${resolved.path}' of the item ${describeItem(item)} is not in the zip.${hint}`,
-      )
-      return
-    }
-  } else {
-    ctx.warnings.push(
-      `The item ${describeItem(item)} launches external content at ${resolved.url}; it is not stored with the package.`,
-    )
-  }
-  item.launchHref = buildLaunchHref(resolved, item.parameters, path)
-  item.launchPath = path ?? null
-  item.scormType = resource.scormType ?? 'sco'
-  if (!resource.scormType && !ctx.defaultedTypes.has(ref)) {
-    ctx.defaultedTypes.add(ref)
-    ctx.warnings.push(
-      `The resource '${ref}' does not say whether it is a SCO or an asset (adlcp:scormType); it was treated as a SCO.`,
-    )
-  }
 }
 
 function walkItems(items: ManifestItem[], visit: (item: ManifestItem) => void): void {
@@ -148,15 +83,33 @@ function refuse(problems: string[]): never {
   throw new AppError('invalid_package', `${MANIFEST_FILE}: ${first}${more}`, { problems })
 }
 
+/** What checking a manifest found. */
+export interface ScormManifestCheck {
+  /** Why the package must be refused; empty when it can be imported. */
+  problems: string[]
+  warnings: string[]
+  /** The manifest's organizations, or the one built when it has none (items without launches). */
+  organizations: ManifestOrganization[]
+  organizationGenerated: boolean
+  /** null only when the check stopped early (see problems). */
+  defaultOrganization: ManifestOrganization | null
+  title: string
+  /** Leaf item → where it launches; items that cannot launch are absent. */
+  itemLaunches: Map<ManifestItem, ItemLaunch>
+  /** The launchable leaves of the default organization, in order. */
+  launches: LaunchTarget[]
+}
+
 /**
  * Checks a parsed manifest against the zip's files and works out what can be launched.
  * Every problem is collected, so an author sees them all at once; warnings do not refuse.
+ * Pure: it reads `parsed` and writes nothing into it (`resolveLaunches` builds the launch fields).
  */
-export function validateScormManifest(
+export function checkScormManifest(
   parsed: ParsedScormManifest,
   fileList: Iterable<string> | null,
   options: { fallbackTitle?: string } = {},
-): ScormPackageInfo {
+): ScormManifestCheck {
   const files = new FileIndex(fileList)
   const warnings = [...parsed.warnings]
   const problems: string[] = []
@@ -168,7 +121,28 @@ export function validateScormManifest(
       )
     else resources.set(r.identifier, r)
   }
-  const ctx: Context = {
+  const fallbackTitle =
+    parsed.metadataTitle ||
+    parsed.organizations[0]?.title ||
+    options.fallbackTitle ||
+    parsed.identifier ||
+    'Untitled course'
+  const check: ScormManifestCheck = {
+    problems,
+    warnings,
+    organizations: parsed.organizations,
+    organizationGenerated: false,
+    defaultOrganization: null,
+    title: fallbackTitle,
+    itemLaunches: new Map(),
+    launches: [],
+  }
+  chooseOrganizations(parsed, check)
+  if (problems.length > 0) return check
+  const defaultOrg = pickDefaultOrganization(parsed, check)
+  check.defaultOrganization = defaultOrg
+  check.title = defaultOrg.title || fallbackTitle
+  const ctx: ResolveContext = {
     resources,
     hrefs: parsed.resourceHrefs,
     files,
@@ -176,97 +150,134 @@ export function validateScormManifest(
     warnings,
     defaultedTypes: new Set(),
   }
-
-  let organizations = parsed.organizations
-  let organizationGenerated = false
-  if (!parsed.hasOrganizationsElement) {
-    refuse([
-      'the manifest has no <organizations> element, so the course has no structure to launch.',
-    ])
-  }
-  const fallbackTitle =
-    parsed.metadataTitle ||
-    parsed.organizations[0]?.title ||
-    options.fallbackTitle ||
-    parsed.identifier ||
-    'Untitled course'
-  if (organizations.length === 0) {
-    const generated = generatedOrganization(parsed, fallbackTitle)
-    if (generated.items.length === 0) {
-      refuse([
-        'the manifest has no organization and no SCO resource, so there is nothing to launch.',
-      ])
-    }
-    organizations = [generated]
-    organizationGenerated = true
-    warnings.push(
-      `The manifest has no organization (course structure); one was built from its ${generated.items.length} SCO resource${generated.items.length > 1 ? 's' : ''}.`,
+  checkItems(parsed, check.organizations, ctx, check.itemLaunches)
+  check.launches = launchTargets(defaultOrg, check.itemLaunches)
+  if (problems.length === 0 && check.launches.length === 0) {
+    problems.push(
+      `the organization '${defaultOrg.identifier}' has no item that launches a SCO or an asset, so there is nothing to launch.`,
     )
   }
-  let defaultOrg = organizations.find((o) => o.identifier === parsed.defaultOrganization)
-  if (!defaultOrg) {
-    if (parsed.defaultOrganization && !organizationGenerated) {
-      warnings.push(
-        `The default organization '${parsed.defaultOrganization}' does not exist; the first organization is used.`,
-      )
-    }
-    defaultOrg = organizations[0] as ManifestOrganization
-  }
+  if (problems.length === 0) checkListedFiles(parsed.resources, resources, files, warnings)
+  return check
+}
 
+/** The organizations to check: the manifest's, or one built from its SCO resources. */
+function chooseOrganizations(parsed: ParsedScormManifest, check: ScormManifestCheck): void {
+  if (!parsed.hasOrganizationsElement) {
+    check.problems.push(
+      'the manifest has no <organizations> element, so the course has no structure to launch.',
+    )
+    return
+  }
+  if (check.organizations.length > 0) return
+  const generated = generatedOrganization(parsed, check.title)
+  const count = generated.items.length
+  if (count === 0) {
+    check.problems.push(
+      'the manifest has no organization and no SCO resource, so there is nothing to launch.',
+    )
+    return
+  }
+  check.organizations = [generated]
+  check.organizationGenerated = true
+  check.warnings.push(
+    `The manifest has no organization (course structure); one was built from its ${count} SCO resource${count > 1 ? 's' : ''}.`,
+  )
+}
+
+/** The launchable leaves of `org`, in order. */
+function launchTargets(
+  org: ManifestOrganization,
+  itemLaunches: ReadonlyMap<ManifestItem, ItemLaunch>,
+): LaunchTarget[] {
+  const launches: LaunchTarget[] = []
+  walkItems(org.items, (item) => {
+    const launch = itemLaunches.get(item)
+    if (item.children.length > 0 || !launch) return
+    launches.push({
+      id: item.identifier,
+      title: item.title,
+      kind: launch.scormType,
+      organizationId: org.identifier,
+      resourceId: item.identifierref,
+      href: launch.launchHref,
+      path: launch.launchPath,
+    })
+  })
+  return launches
+}
+
+function pickDefaultOrganization(
+  parsed: ParsedScormManifest,
+  check: ScormManifestCheck,
+): ManifestOrganization {
+  const found = check.organizations.find((o) => o.identifier === parsed.defaultOrganization)
+  if (found) return found
+  if (parsed.defaultOrganization && !check.organizationGenerated) {
+    check.warnings.push(
+      `The default organization '${parsed.defaultOrganization}' does not exist; the first organization is used.`,
+    )
+  }
+  return check.organizations[0] as ManifestOrganization
+}
+
+/** Resolves every leaf's launch into `out` and warns about ignored or dangling references. */
+function checkItems(
+  parsed: ParsedScormManifest,
+  organizations: ManifestOrganization[],
+  ctx: ResolveContext,
+  out: Map<ManifestItem, ItemLaunch>,
+): void {
   const collectionIds = new Set(parsed.sequencingCollection.map((s) => s.id))
   for (const org of organizations) {
     walkItems(org.items, (item) => {
-      if (item.children.length === 0) resolveItem(item, ctx)
-      else if (item.identifierref) {
-        warnings.push(
+      if (item.children.length === 0) {
+        const launch = resolveItem(item, ctx)
+        if (launch) out.set(item, launch)
+      } else if (item.identifierref) {
+        ctx.warnings.push(
           `The item ${describeItem(item)} has sub-items and an identifierref; the identifierref is ignored.`,
         )
       }
       const idRef = item.sequencing?.idRef
       if (idRef && !collectionIds.has(idRef)) {
-        warnings.push(
+        ctx.warnings.push(
           `The item ${describeItem(item)} refers to sequencing '${idRef}', which is not in the sequencingCollection.`,
         )
       }
     })
   }
+}
 
-  const launches: LaunchTarget[] = []
-  walkItems(defaultOrg.items, (item) => {
-    if (item.children.length > 0 || item.launchHref === null || item.scormType === null) return
-    launches.push({
-      id: item.identifier,
-      title: item.title,
-      kind: item.scormType,
-      organizationId: defaultOrg.identifier,
-      resourceId: item.identifierref,
-      href: item.launchHref,
-      path: item.launchPath,
-    })
-  })
-  if (problems.length === 0 && launches.length === 0) {
-    problems.push(
-      `the organization '${defaultOrg.identifier}' has no item that launches a SCO or an asset, so there is nothing to launch.`,
-    )
-  }
-  if (problems.length > 0) refuse(problems)
-
-  checkListedFiles(parsed.resources, resources, files, warnings)
+/**
+ * Checks a parsed manifest (`checkScormManifest`), refuses it with every problem found, and
+ * returns the package summary with launches resolved into a new tree (`resolveLaunches`).
+ * `parsed` is left unchanged.
+ */
+export function validateScormManifest(
+  parsed: ParsedScormManifest,
+  fileList: Iterable<string> | null,
+  options: { fallbackTitle?: string } = {},
+): ScormPackageInfo {
+  const check = checkScormManifest(parsed, fileList, options)
+  if (check.problems.length > 0 || !check.defaultOrganization) refuse(check.problems)
+  const defaultIndex = check.organizations.indexOf(check.defaultOrganization)
+  const organizations = resolveLaunches(check.organizations, check.itemLaunches)
   return {
     scormVersion: parsed.version,
     edition: parsed.edition,
     identifier: parsed.identifier,
-    title: defaultOrg.title || fallbackTitle,
+    title: check.title,
     description: parsed.description,
-    launches,
+    launches: check.launches,
     scorm: {
-      defaultOrganization: defaultOrg.identifier,
+      defaultOrganization: (organizations[defaultIndex] as ManifestOrganization).identifier,
       organizations,
       resources: parsed.resources,
       sequencingCollection: parsed.sequencingCollection,
-      organizationGenerated,
+      organizationGenerated: check.organizationGenerated,
     },
-    warnings,
+    warnings: check.warnings,
   }
 }
 
