@@ -46,6 +46,8 @@ function invalid(message: string): AppError {
 /**
  * Reads a cmi5 course structure (cmi5.xml at the zip root): course title, blocks and AUs with
  * their launch URL, launchMethod, moveOn and masteryScore. Relative AU URLs must exist in the zip.
+ * Long on purpose: it walks the course structure once, in document order, so each refusal names
+ * the element where the walk stood.
  */
 export function parseCmi5(text: string, fileList: Iterable<string> | null): Cmi5PackageInfo {
   const root = parseXmlDocument(text, CMI5_FILE).root

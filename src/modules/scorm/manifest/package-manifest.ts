@@ -84,7 +84,10 @@ export interface SummaryInput {
   fallbackTitle?: string
 }
 
-/** Parses and validates the descriptor and assembles the stored summary. Pure: no I/O. */
+/**
+ * Parses and validates the descriptor and assembles the stored summary. Pure: no I/O. Long on
+ * purpose: one switch over the package kinds, each assembling its summary in a few lines.
+ */
 export function summarisePackage(input: SummaryInput): ManifestSummary {
   const { layout, text, files, totalBytes } = input
   const base = {

@@ -195,7 +195,10 @@ function adlObjectives(el: XmlElement, warn: Warn): AdlObjective[] {
   }))
 }
 
-/** Parses one `<imsss:sequencing>` element. */
+/**
+ * Parses one `<imsss:sequencing>` element. Long on purpose: one branch per child element of the
+ * IMS SS schema, in the schema's order, so it can be read against the schema's table.
+ */
 export function parseSequencing(el: XmlElement, warn: Warn): SequencingDefinition {
   const out: SequencingDefinition = {}
   const id = attr(el, 'ID')
