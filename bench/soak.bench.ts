@@ -40,7 +40,10 @@ const line = await new Promise<string>((resolve) =>
 const { api, content, key } = JSON.parse(line) as { api: string; content: string; key: string }
 const apiPort = Number(new URL(api).port)
 const auth = { authorization: `Bearer ${key}` }
+// Normal and hostile traffic keep to their own connections, as real clients would: a connection
+// the server closes after refusing a hostile request must not be reused for a normal one.
 const agent = new Agent({ connections: workers * 2 })
+const hostileAgent = new Agent({ connections: workers * 2 })
 const zip = readFileSync(join(here, '../../shared/fixtures/scorm/golf/singlescobasic.zip'))
 
 // --- measurement -----------------------------------------------------------------------------
@@ -69,15 +72,19 @@ function fail(kind: 'normal' | 'hostile', what: string): void {
 
 // --- clients ---------------------------------------------------------------------------------
 
-async function call(
-  url: string,
-  method: 'GET' | 'POST' | 'PUT',
-  body?: NonNullable<Parameters<typeof request>[1]>['body'],
-  headers: Record<string, string> = {},
-): Promise<{ status: number; text: string }> {
-  const res = await request(url, { method, dispatcher: agent, headers, body })
-  return { status: res.statusCode, text: await res.body.text() }
+function caller(dispatcher: Agent) {
+  return async (
+    url: string,
+    method: 'GET' | 'POST' | 'PUT',
+    body?: NonNullable<Parameters<typeof request>[1]>['body'],
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; text: string }> => {
+    const res = await request(url, { method, dispatcher, headers, body })
+    return { status: res.statusCode, text: await res.body.text() }
+  }
 }
+const call = caller(agent)
+const hostileCall = caller(hostileAgent)
 const json = (body: unknown) => ({
   body: JSON.stringify(body),
   headers: { ...auth, 'content-type': 'application/json' },
@@ -209,7 +216,7 @@ const HOSTILE: Array<() => Promise<void>> = [
   },
   async () => {
     for (const type of ['multipart/form-data', 'multipart/form-data; boundary=zz']) {
-      const res = await call(`${api}/api/v1/packages/upload`, 'POST', '--zz\r\ngarbage', {
+      const res = await hostileCall(`${api}/api/v1/packages/upload`, 'POST', '--zz\r\ngarbage', {
         ...auth,
         'content-type': type,
       })
@@ -227,13 +234,13 @@ const HOSTILE: Array<() => Promise<void>> = [
     )
   },
   async () => {
-    const bad = await call(`${api}/api/v1/quick-publish`, 'POST', '{"title":', {
+    const bad = await hostileCall(`${api}/api/v1/quick-publish`, 'POST', '{"title":', {
       ...auth,
       'content-type': 'application/json',
     })
     await expectStatus('hostile', 'bad JSON', bad.status, is4xx)
     const big = json({ title: 'x'.repeat(2 * 2 ** 20), slides: [] })
-    const huge = await call(`${api}/api/v1/quick-publish`, 'POST', big.body, big.headers)
+    const huge = await hostileCall(`${api}/api/v1/quick-publish`, 'POST', big.body, big.headers)
     await expectStatus('hostile', '2 MiB JSON', huge.status, (s) => s === 413)
   },
   async () => {
@@ -243,10 +250,10 @@ const HOSTILE: Array<() => Promise<void>> = [
       { title: 'a\u0000b', slides: [{ title: 'a', content: 'b' }] },
     ]) {
       const { body, headers } = json(payload)
-      const res = await call(`${api}/api/v1/quick-publish`, 'POST', body, headers)
+      const res = await hostileCall(`${api}/api/v1/quick-publish`, 'POST', body, headers)
       await expectStatus('hostile', 'oversized/wrong field', res.status, (s) => s === 400)
     }
-    const nul = await call(`${api}/api/v1/packages/%00?limit=1e309`, 'GET', undefined, auth)
+    const nul = await hostileCall(`${api}/api/v1/packages/%00?limit=1e309`, 'GET', undefined, auth)
     await expectStatus('hostile', 'NUL path', nul.status, is4xx)
   },
 ]
@@ -288,6 +295,7 @@ const lastMinute = rss.slice(-60)
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
 server.kill('SIGTERM')
 await agent.close()
+await hostileAgent.close()
 
 console.log(`soak: ${elapsed.toFixed(0)} s, ${workers} clients, ${total()} requests`)
 console.log(`  normal:  ${counts.normal} requests, ${counts.normalFailed} answered wrongly`)
