@@ -79,8 +79,15 @@ function caller(dispatcher: Agent) {
     body?: NonNullable<Parameters<typeof request>[1]>['body'],
     headers: Record<string, string> = {},
   ): Promise<{ status: number; text: string }> => {
-    const res = await request(url, { method, dispatcher, headers, body })
-    return { status: res.statusCode, text: await res.body.text() }
+    try {
+      const res = await request(url, { method, dispatcher, headers, body })
+      return { status: res.statusCode, text: await res.body.text() }
+    } catch (err) {
+      const { code } = err as NodeJS.ErrnoException
+      throw new Error(
+        `${method} ${new URL(url).pathname.slice(0, 60)}: ${code ?? ''} ${(err as Error).message}`,
+      )
+    }
   }
 }
 const call = caller(agent)
@@ -275,10 +282,15 @@ await Promise.all(
         else if (step === 1) await uploadPresigned()
         else if (step === 2) await launchAndCommit(worker * 1_000_000 + round)
         else if (step === 3) await list()
-        const hostile = HOSTILE[(worker + round) % HOSTILE.length]
-        await hostile?.()
       } catch (err) {
         fail('normal', `worker ${worker}: ${(err as Error).message}`)
+      }
+      try {
+        await HOSTILE[(worker + round) % HOSTILE.length]?.()
+      } catch (err) {
+        // A hostile request the server cut off instead of answering is a refusal without the
+        // error body: counted against the hostile side, never the normal one.
+        fail('hostile', `worker ${worker}: ${(err as Error).message}`)
       }
     }
   }),

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ERROR_STATUS, type ErrorCode, isAppError } from '../../shared/app-error.ts'
 import { IdempotentReplay } from './idempotency.ts'
+import { lingerThenClose, registerLingeringClose } from './lingering-close.ts'
 import { redactUrl } from './log-redaction.ts'
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -22,6 +23,7 @@ function body(code: string, message: string, details?: unknown) {
 
 /** One error handler: every failure leaves as `{"error": {code, message, details?}}`. */
 export function registerErrorHandling(app: FastifyInstance): void {
+  registerLingeringClose(app)
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof IdempotentReplay) {
       return reply
@@ -106,19 +108,12 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
   }
   const status = ERROR_STATUS[known.code]
   const payload = JSON.stringify(body(known.code, known.message))
-  // end(), not destroy(): closing with unread bytes (the rest of a 70 KB request line) would
-  // reset the connection and lose the answer. What still arrives is read and dropped, and a
-  // client that never closes its side is cut off after LINGER_MS.
-  socket.end(
+  // Lingering, not destroy(): closing with unread bytes (the rest of a 70 KB request line) would
+  // reset the connection and lose the answer.
+  lingerThenClose(
+    socket,
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(payload)}\r\nX-Content-Type-Options: nosniff\r\n` +
       `Connection: close\r\n\r\n${payload}`,
   )
-  socket.resume()
-  const linger = setTimeout(() => socket.destroy(), LINGER_MS)
-  linger.unref()
-  socket.once('close', () => clearTimeout(linger))
 }
-
-/** How long a refused connection may keep sending before it is closed (2 s). */
-const LINGER_MS = 2000
