@@ -1,25 +1,13 @@
-import { createServer } from 'node:net'
 import type { Dialect } from '../../src/infra/db/schema.ts'
 import { createLrsServices } from '../../src/modules/lrs/index.ts'
 import { createTestApp } from '../helpers/app.ts'
 import { createTestDatabase } from '../helpers/database.ts'
+import { freePort } from '../helpers/server-process.ts'
 
 export interface Cmi5Server {
   /** What the LMS adapter reads (cmi5-lms-adapter.cjs). */
   env: Record<string, string>
   close(): Promise<void>
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /**

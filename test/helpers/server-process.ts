@@ -4,14 +4,30 @@ import { join } from 'node:path'
 
 const CLI = join(import.meta.dirname, '../../src/main/cli.ts')
 
-/** A TCP port that was free a moment ago on 127.0.0.1. */
+/** Below Linux's ephemeral range (32768–60999), so no outgoing connection is given the port. */
+const PORT_RANGE = { from: 20_000, to: 32_000 }
+
+/**
+ * A TCP port that was free a moment ago on 127.0.0.1, for a child process to listen on. Not one
+ * the kernel hands out for `listen(0)` or outgoing connections: on a machine busy with loopback
+ * traffic (database connections, other test files' servers) such a port is soon taken again
+ * and the child fails with EADDRINUSE. A random pick from a range the kernel never assigns only
+ * collides with another test's pick in the same instant.
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  if (!address || typeof address === 'string') throw new Error('no port')
-  return address.port
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from))
+    if (await canListen(port)) return port
+  }
+  throw new Error('no free port found')
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer()
+    server.once('error', () => resolve(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
+  })
 }
 
 export interface ServerProcess {
@@ -35,9 +51,15 @@ export interface ServerProcess {
 export async function startCourseport(
   args: string[],
   env: Record<string, string>,
-  options: { ready?: string; timeoutMs?: number; port?: number } = {},
+  options: {
+    ready?: string
+    timeoutMs?: number
+    port?: number
+    /** A script run instead of the CLI (e.g. helpers/worker.child.ts), given `args`. */
+    entry?: string
+  } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [options.entry ?? CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -1,24 +1,15 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { promisify } from 'node:util'
 import { DATABASE_TARGETS, POSTGRES_ADMIN_URL } from '../../helpers/database.ts'
+import { freePort } from '../../helpers/server-process.ts'
 
 const run = promisify(execFile)
 const CLI = join(import.meta.dirname, '../../../bin/courseport')
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  if (!address || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
 
 let dataDir: string
 let env: Record<string, string | undefined>
