@@ -122,7 +122,7 @@ interface JestReport {
   numPendingTests: number
   testResults: Array<{
     message: string
-    assertionResults: Array<{ fullName: string; status: string }>
+    assertionResults: Array<{ fullName: string; status: string; failureMessages?: string[] }>
   }>
 }
 
@@ -130,7 +130,10 @@ interface JestReport {
 export async function runLts(dir: string, env: Record<string, string>): Promise<LtsResult> {
   const report = join(mkdtempSync(join(tmpdir(), 'courseport-cmi5-lts-report-')), 'report.json')
   try {
-    const { output } = await run('npx', ['jest', '--json', `--outputFile=${report}`], {
+    // Jest's own per-test limit is 5 s, which an AU run in Chromium exceeds on a busy machine
+    // (CI runs two test files at once on two cores); the suite's waits are Puppeteer's (30 s).
+    const args = ['jest', '--json', `--outputFile=${report}`, '--testTimeout=120000']
+    const { output } = await run('npx', args, {
       cwd: dir,
       env: {
         ...env,
@@ -142,7 +145,9 @@ export async function runLts(dir: string, env: Record<string, string>): Promise<
     if (!existsSync(report)) throw new Error(`jest wrote no report:\n${output.slice(-3000)}`)
     const r = JSON.parse(readFileSync(report, 'utf8')) as JestReport
     const failures = r.testResults.flatMap((file) => [
-      ...file.assertionResults.filter((a) => a.status === 'failed').map((a) => a.fullName),
+      ...file.assertionResults
+        .filter((a) => a.status === 'failed')
+        .map((a) => `${a.fullName}: ${(a.failureMessages?.[0] ?? '').slice(0, 300)}`),
       // A suite that fails to run (setup, syntax) has no assertions, only a message.
       ...(file.assertionResults.length === 0 && file.message ? [file.message.slice(0, 500)] : []),
     ])
