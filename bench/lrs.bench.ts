@@ -1,33 +1,42 @@
 /**
- * The built-in LRS (issue 13): (1) statements stored per second over HTTP, batches of 50 and
- * single POSTs, with the server's own CPU time beside the figure; (2) GET of a 100-statement page
- * (unfiltered, by agent, by verb) once the store holds 1 000 000 statements (rows built by SQL
- * from one statement the LRS stored itself). Peer in the same run: Learning Locker's
- * `xapi-statements` (npm) with its in-memory repository, called in process (no HTTP, no auth,
- * so the comparison favours it); set LRS_PEER_DIR to a directory where it is installed
- * (`npm install xapi-statements` there, never in this project). Our store called in process is
- * printed beside it. Targets: ≥ 5 000 statements/s stored on 2 cores; page p99 < 50 ms.
- *   node bench/lrs.bench.ts      (SQLite; BENCH_DATABASE_URL=postgres://… for PostgreSQL)
- *   LRS_SEED=1000000 (default) LRS_PEER_DIR=/tmp/…
+ * The built-in LRS (issue 13; docs/lrs.md "Performance"): (1) statements stored per second over
+ * HTTP, batches of 50 and single POSTs, with the server process's CPU time from /proc
+ * (server-cpu.ts) beside each figure; (2) GET of a 100-statement page with each filter once the
+ * store holds LRS_SEED statements (rows built by SQL from one statement the LRS stored), with the
+ * query's plan; (3) our store and Learning Locker's `xapi-statements` (npm, memory repositories,
+ * in process: no HTTP, no auth, so the comparison favours it) in the same run, per CPU second.
+ * Set LRS_PEER_DIR to a directory where it is installed (`npm install xapi-statements` there,
+ * never in this project). Targets: ≥ 5 000 statements/s stored on 2 cores and ≥ 3× the peer;
+ * page p99 < 50 ms.
+ *   node bench/lrs.bench.ts          (SQLite; BENCH_DATABASE_URL=postgres://…/fresh_db)
+ *   node bench/lrs.bench.ts store    (only (3))
+ *   LRS_SEED=1000000 (0: no pages) LRS_SINGLES=4000 LRS_PEER_DIR=/tmp/… PEER_SIZE=50000
+ *   LRS_SERVER_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (node flags for the server)
  */
 import { fork, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { sql } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 import { Agent, request } from 'undici'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { createContext } from '../src/main/context.ts'
 import { createLrsServices } from '../src/modules/lrs/index.ts'
+import { statementsPageQuery } from '../src/modules/lrs/statement.repository.ts'
+import { parseStatementRequest } from '../src/modules/lrs/statement-query.ts'
+import { type CpuUse, startCpu } from './server-cpu.ts'
 
+/** Statements in the store for the page phases (LRS_SEED; 0 skips them). */
 const SEED = Number(process.env.LRS_SEED ?? 1_000_000)
 const BATCH_STATEMENTS = 20_000
-const SINGLE_STATEMENTS = 4_000
+const SINGLE_STATEMENTS = Number(process.env.LRS_SINGLES ?? 4_000)
 const CONCURRENCY = 16
 const PAGE_REQUESTS = 300
+/** The peer's single-statement phase is short: each store costs it more as its memory store grows. */
+const PEER_SINGLES = 1_000
 
 function statement(i: number) {
   return {
@@ -67,8 +76,8 @@ async function serve() {
   const api = await buildApp(ctx)
   const url = await api.listen({ host: '127.0.0.1', port: 0 })
   const send = (m: unknown) => process.send?.(m)
-  process.on('message', async (m: { op: string; count?: number }) => {
-    if (m.op === 'cpu') send({ op: 'cpu', cpu: process.cpuUsage() })
+  process.on('message', async (m: { op: string; count?: number; query?: string }) => {
+    if (m.op === 'explain') send({ op: 'explain', plan: await explain(ctx, scope, m.query ?? '') })
     if (m.op === 'seed') {
       await seed(ctx, scope, m.count ?? 0)
       send({ op: 'seeded' })
@@ -137,20 +146,48 @@ async function seed(
   await sql`analyze`.execute(db)
 }
 
+/** The plan of the page query a GET with these parameters runs (EXPLAIN on either dialect). */
+async function explain(
+  ctx: Awaited<ReturnType<typeof createContext>>,
+  scope: { tenantId: string; mode: 'test' },
+  query: string,
+): Promise<string> {
+  const params = Object.fromEntries(new URLSearchParams(query))
+  const parsed = parseStatementRequest(params)
+  if (parsed.kind !== 'query') return 'not a query'
+  const db = ctx.db.kysely
+  const page = statementsPageQuery(db, scope, { ...parsed.query, limit: parsed.query.limit + 1 })
+  const pg = ctx.db.dialect === 'postgres'
+  const text = `${pg ? 'explain (analyze, buffers off, timing off, summary off) ' : 'explain query plan '}${page.sql}`
+  const result = await db.executeQuery<Record<string, unknown>>(
+    CompiledQuery.raw(text, [...page.parameters]),
+  )
+  return result.rows
+    .map((r) =>
+      pg ? String(r['QUERY PLAN']) : `${'  '.repeat(Number(r.parent) ? 1 : 0)}${r.detail}`,
+    )
+    .join('\n    ')
+}
+
 // ---- the load generator ------------------------------------------------------------------------
 
 interface Server {
+  pid: number | undefined
   url: string
   key: string
   secret: string
   dialect: string
-  cpu(): Promise<number>
-  call(op: string, extra?: object): Promise<void>
+  call(op: string, extra?: object): Promise<Record<string, unknown>>
   stop(): void
 }
 
 async function startServer(): Promise<Server> {
-  const child = fork(process.argv[1] as string, ['server'], { stdio: 'inherit' })
+  // LRS_SERVER_ARGS: extra node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`.
+  const execArgv = [...process.execArgv, ...(process.env.LRS_SERVER_ARGS ?? '').split(' ')]
+  const child = fork(process.argv[1] as string, ['server'], {
+    stdio: 'inherit',
+    execArgv: execArgv.filter(Boolean),
+  })
   const waiters = new Map<string, (m: Record<string, unknown>) => void>()
   child.on('message', (m: Record<string, unknown>) => {
     waiters.get(String(m.op))?.(m)
@@ -161,20 +198,15 @@ async function startServer(): Promise<Server> {
     })
   const ready = await next('ready')
   return {
+    pid: child.pid,
     url: String(ready.url),
     key: String(ready.key),
     secret: String(ready.secret),
     dialect: String(ready.dialect),
-    async cpu() {
-      const got = next('cpu')
-      child.send({ op: 'cpu' })
-      const { cpu } = (await got) as unknown as { cpu: { user: number; system: number } }
-      return (cpu.user + cpu.system) / 1000
-    },
     async call(op, extra = {}) {
       const done = next(op === 'seed' ? 'seeded' : op)
       child.send({ op, ...extra })
-      await done
+      return done
     },
     stop: () => child.send({ op: 'stop' }),
   }
@@ -195,6 +227,17 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
 }
 
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')
+
+function cpuText(cpu: CpuUse): string {
+  const server = cpu.serverCorePercent === null ? '?' : cpu.serverCorePercent.toFixed(0)
+  return `server ${server} % of a core, client ${cpu.clientCorePercent.toFixed(0)} %, saturated: ${cpu.saturated}, load ${load()}`
+}
+
+/** Bodies are built before the clock starts, so the phase measures the server, not JSON work. */
 async function storeBench(server: Server, perRequest: number, total: number) {
   const headers = {
     authorization: `Basic ${Buffer.from(`${server.key}:${server.secret}`).toString('base64')}`,
@@ -202,22 +245,31 @@ async function storeBench(server: Server, perRequest: number, total: number) {
     'content-type': 'application/json',
   }
   const requests = total / perRequest
-  const cpu0 = await server.cpu()
-  const t0 = performance.now()
-  await run(requests, async (r) => {
+  const bodies = Array.from({ length: requests }, (_, r) => {
     const body = Array.from({ length: perRequest }, (_, i) => statement(r * perRequest + i))
+    return JSON.stringify(perRequest === 1 ? body[0] : body)
+  })
+  const stop = startCpu([server.pid])
+  await run(requests, async (r) => {
     const res = await request(`${server.url}/xapi/statements`, {
       method: 'POST',
       headers,
-      body: JSON.stringify(perRequest === 1 ? body[0] : body),
+      body: bodies[r],
       dispatcher: agent,
     })
     await res.body.text()
     if (res.statusCode !== 200) throw new Error(`POST answered ${res.statusCode}`)
   })
-  const seconds = (performance.now() - t0) / 1000
-  const cpuMs = (await server.cpu()) - cpu0
-  return { rate: total / seconds, seconds, cpuPerStatementMs: cpuMs / total, cpuMs }
+  const cpu = stop()
+  const cpuMs = (cpu.serverCpuSeconds ?? Number.NaN) * 1000
+  return {
+    rate: total / cpu.wallSeconds,
+    seconds: cpu.wallSeconds,
+    cpuPerStatementMs: cpuMs / total,
+    perServerCpuSecond: total / (cpuMs / 1000),
+    cpuMs,
+    cpu,
+  }
 }
 
 async function pageBench(server: Server, query: string) {
@@ -269,9 +321,9 @@ const pct = (a, p) => a[Math.min(a.length - 1, Math.floor(p / 100 * a.length))]
     return { rate: total / ((performance.now() - t0) / 1000), cpuMs: (c.user + c.system) / 1000 }
   }
   out.batches = await store(50, ${BATCH_STATEMENTS})
-  out.singles = await store(1, ${SINGLE_STATEMENTS})
+  out.singles = await store(1, ${PEER_SINGLES})
   const size = Number(process.env.PEER_SIZE)
-  await store(500, Math.max(0, size - ${BATCH_STATEMENTS + SINGLE_STATEMENTS}))
+  await store(500, Math.max(0, size - ${BATCH_STATEMENTS + PEER_SINGLES}))
   const times = []
   for (let i = 0; i < 100; i++) {
     const t0 = performance.now()
@@ -348,41 +400,60 @@ async function ourInProcess(perCall: number, total: number) {
   return { rate: total / seconds, cpuMs: (cpu.user + cpu.system) / 1000 }
 }
 
+// Long on purpose: the bench's script, phase after phase, each printing its own line.
 async function main() {
   const fmt = (n: number) => n.toFixed(n < 10 ? 2 : 0)
+  const results: Record<string, unknown> = { started: new Date().toISOString(), load: load() }
   const server = await startServer()
-  console.log(`LRS bench — ${server.dialect}; shared 2-core machine, figures vary with other load`)
-  const batches = await storeBench(server, 50, BATCH_STATEMENTS)
-  console.log(
-    `store, batches of 50: ${fmt(batches.rate)} statements/s (${BATCH_STATEMENTS} in ${fmt(batches.seconds)} s); server CPU ${fmt(batches.cpuMs)} ms = ${batches.cpuPerStatementMs.toFixed(3)} ms/statement`,
-  )
-  const singles = await storeBench(server, 1, SINGLE_STATEMENTS)
-  console.log(
-    `store, single POSTs:  ${fmt(singles.rate)} statements/s (${SINGLE_STATEMENTS} in ${fmt(singles.seconds)} s); server CPU ${fmt(singles.cpuMs)} ms = ${singles.cpuPerStatementMs.toFixed(3)} ms/statement`,
-  )
-  const t0 = performance.now()
-  await server.call('seed', { count: SEED })
-  console.log(`seeded ${SEED} statements by SQL in ${fmt((performance.now() - t0) / 1000)} s`)
-  const agentFilter = encodeURIComponent(JSON.stringify({ mbox: 'mailto:learner-7@example.com' }))
-  const verbFilter = encodeURIComponent('http://adlnet.gov/expapi/verbs/answered')
-  for (const [name, query] of [
-    ['newest page', ''],
-    ['by agent', `&agent=${agentFilter}`],
-    ['by verb', `&verb=${verbFilter}`],
+  console.log(`LRS bench — ${server.dialect}; load average ${load()} (shared 2-core machine)`)
+  for (const [name, per, total] of [
+    ['batches of 50', 50, BATCH_STATEMENTS],
+    ['single POSTs', 1, SINGLE_STATEMENTS],
   ] as const) {
-    const cpu0 = await server.cpu()
-    const page = await pageBench(server, query)
-    const cpuMs = ((await server.cpu()) - cpu0) / PAGE_REQUESTS
+    if (total === 0) continue
+    const r = await storeBench(server, per, total)
+    results[`store ${name}`] = r
     console.log(
-      `GET 100-statement page, ${name}: p50 ${fmt(page.p50)} ms, p99 ${fmt(page.p99)} ms (${page.count} statements; server CPU ${fmt(cpuMs)} ms/request)`,
+      `store, ${name}: ${fmt(r.rate)} statements/s (${total} in ${fmt(r.seconds)} s); server CPU ${r.cpuPerStatementMs.toFixed(3)} ms/statement = ${fmt(r.perServerCpuSecond)} statements per server CPU second (${cpuText(r.cpu)})`,
     )
+  }
+  if (SEED > 0) {
+    const t0 = performance.now()
+    await server.call('seed', { count: SEED })
+    console.log(`seeded ${SEED} statements by SQL in ${fmt((performance.now() - t0) / 1000)} s`)
+    const agentFilter = encodeURIComponent(JSON.stringify({ mbox: 'mailto:learner-7@example.com' }))
+    const verbFilter = encodeURIComponent('http://adlnet.gov/expapi/verbs/answered')
+    const activity = encodeURIComponent('http://example.com/course/0/page/0')
+    // The seeded rows are stored 1 ms apart from 2020-01-01: a 10-minute window in the middle.
+    const window = '&since=2020-01-01T00:05:00.000Z&until=2020-01-01T00:15:00.000Z'
+    for (const [name, query] of [
+      ['newest page', ''],
+      ['by agent', `&agent=${agentFilter}`],
+      ['by verb', `&verb=${verbFilter}`],
+      ['by activity', `&activity=${activity}`],
+      ['since/until', window],
+      ['by agent, since/until', `&agent=${agentFilter}${window}`],
+      ['by agent, ascending', `&agent=${agentFilter}&ascending=true`],
+    ] as const) {
+      const plan = await server.call('explain', { query: `limit=100${query}` })
+      const stop = startCpu([server.pid])
+      const page = await pageBench(server, query)
+      const cpu = stop()
+      const cpuMs = ((cpu.serverCpuSeconds ?? Number.NaN) * 1000) / PAGE_REQUESTS
+      results[`page ${name}`] = { ...page, cpuMsPerRequest: cpuMs, cpu, plan: plan.plan }
+      console.log(
+        `GET 100-statement page, ${name}: p50 ${fmt(page.p50)} ms, p99 ${fmt(page.p99)} ms (${page.count} statements; server CPU ${fmt(cpuMs)} ms/request; load ${load()})\n    ${String(plan.plan)}`,
+      )
+    }
   }
   server.stop()
   const ours = await ourInProcess(50, BATCH_STATEMENTS)
+  results['in process ours'] = ours
   console.log(
-    `in process, ours (SQLite, batches of 50): ${fmt(ours.rate)} statements/s, CPU ${fmt(ours.cpuMs)} ms`,
+    `in process, ours (SQLite, batches of 50): ${fmt(ours.rate)} statements/s, CPU ${fmt(ours.cpuMs)} ms = ${fmt((BATCH_STATEMENTS / ours.cpuMs) * 1000)} statements per CPU second`,
   )
   const peer = await peerBench()
+  results.peer = peer
   if (typeof peer === 'string' || peer.error) {
     console.log(
       `in process, xapi-statements (memory): ${typeof peer === 'string' ? peer : peer.error}`,
@@ -391,10 +462,16 @@ async function main() {
     const b = peer.batches
     const s1 = peer.singles
     const p = peer.page
-    if (b)
+    if (b) {
+      const perCpu = (BATCH_STATEMENTS / b.cpuMs) * 1000
       console.log(
-        `in process, xapi-statements (memory), batches of 50: ${fmt(b.rate)} statements/s, CPU ${fmt(b.cpuMs)} ms`,
+        `in process, xapi-statements (memory), batches of 50: ${fmt(b.rate)} statements/s, CPU ${fmt(b.cpuMs)} ms = ${fmt(perCpu)} statements per CPU second`,
       )
+      const http = results['store batches of 50'] as { rate: number; perServerCpuSecond: number }
+      console.log(
+        `ratio, batches of 50 (ours over HTTP / xapi-statements in process): ${(http.perServerCpuSecond / perCpu).toFixed(2)}× per CPU second, ${(http.rate / b.rate).toFixed(2)}× per wall second; ours in process: ${(((BATCH_STATEMENTS / ours.cpuMs) * 1000) / perCpu).toFixed(2)}× per CPU second`,
+      )
+    }
     if (s1)
       console.log(
         `in process, xapi-statements (memory), single: ${fmt(s1.rate)} statements/s, CPU ${fmt(s1.cpuMs)} ms`,
@@ -405,7 +482,30 @@ async function main() {
       )
   }
   await agent.close()
+  const dir = join(import.meta.dirname, 'results')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, `lrs-${server.dialect}.json`), JSON.stringify(results, null, 2))
+}
+
+/** `node bench/lrs.bench.ts store`: only the in-process store of ours and of the peer. */
+async function storeOnly() {
+  const fmt = (n: number) => n.toFixed(n < 10 ? 2 : 0)
+  console.log(`in-process store only; load average ${load()}`)
+  const ours = await ourInProcess(50, BATCH_STATEMENTS)
+  const oursPerCpu = (BATCH_STATEMENTS / ours.cpuMs) * 1000
+  console.log(
+    `in process, ours (SQLite, batches of 50): ${fmt(ours.rate)} statements/s, ${fmt(oursPerCpu)} per CPU second; load ${load()}`,
+  )
+  const peer = await peerBench()
+  if (typeof peer === 'string' || !peer.batches) return console.log(`peer: ${JSON.stringify(peer)}`)
+  const perCpu = (BATCH_STATEMENTS / peer.batches.cpuMs) * 1000
+  console.log(
+    `in process, xapi-statements (memory), batches of 50: ${fmt(peer.batches.rate)} statements/s, ${fmt(perCpu)} per CPU second; ours ${(oursPerCpu / perCpu).toFixed(2)}× per CPU second; load ${load()}`,
+  )
+  if (peer.singles) console.log(`xapi-statements single: ${JSON.stringify(peer.singles)}`)
+  if (peer.page) console.log(`xapi-statements page: ${JSON.stringify(peer.page)}`)
 }
 
 if (process.argv[2] === 'server') await serve()
+else if (process.argv[2] === 'store') await storeOnly()
 else await main()

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../context.ts'
+import { createTransactionRunner } from '../../infra/db/group-commit.ts'
 import { createCmi5Services } from '../../modules/cmi5/index.ts'
 import type { LrsCredential } from '../../modules/lrs/credential.service.ts'
 import { createLrsServices, type LrsServices } from '../../modules/lrs/index.ts'
@@ -135,7 +136,11 @@ function send(reply: FastifyReply, response: XapiResponse) {
  * type — and every answer carries X-Experience-API-Version.
  */
 export const lrsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
-  const lrs = createLrsServices(ctx.db.kysely, ctx.clock)
+  // Group commit on SQLite: concurrent statement writes share one COMMIT (infra/db/group-commit).
+  // At most 8 requests a COMMIT: a piece is up to a whole batch of statements, and a transaction
+  // whose dirty pages outgrow SQLite's page cache spills them to the WAL before it commits.
+  const writes = createTransactionRunner(ctx.db, { maxBatch: 8 })
+  const lrs = createLrsServices(ctx.db.kysely, ctx.clock, writes)
   // cmi5 and Tin Can launch credentials answer to the course's rules (modules/cmi5).
   const guard = createCmi5Services(ctx.db.kysely, ctx.clock, ctx.config).guard
   app.removeAllContentTypeParsers()
@@ -168,13 +173,18 @@ export const lrsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
       }
       return send(reply, json(200, { version: ['1.0.3', '2.0.0'], extensions: {} }))
     }
+    const pair = basicCredentials(req.headers.authorization)
+    const credential = pair ? await lrs.credentials.authenticate(pair.key, pair.secret) : null
+    if (req.headers.version === undefined) {
+      // Both versions refuse the request; the credential's version routes it, so the refusal
+      // speaks the version its content was made for (docs/lrs.md, "Versions").
+      reply.header('x-experience-api-version', credential?.xapiVersion ?? '2.0.0')
+    }
     const version = versionOf(req.headers.version)
     reply.header('x-experience-api-version', version)
     if (req.alternate && version === '2.0.0') {
       throw new AppError('validation_failed', 'xAPI 2.0 has no alternate request syntax')
     }
-    const pair = basicCredentials(req.headers.authorization)
-    const credential = pair ? await lrs.credentials.authenticate(pair.key, pair.secret) : null
     if (!credential) {
       reply.header('www-authenticate', 'Basic realm="xAPI"')
       throw new AppError('unauthorized', 'Send LRS credentials with HTTP Basic authentication')

@@ -136,6 +136,14 @@ async function get(
     if (parsed.attachments) return withAttachments(svc, caller, formatted, [statement], headers)
     return json(200, formatted, headers)
   }
+  if (parsed.format === 'exact' && !parsed.attachments) {
+    // The stored JSON is the exact format: concatenated, never parsed and serialised again.
+    const page = await svc.queryStored(caller, { ...parsed.query, after })
+    const more = page.next ? `/xapi/statements?more=${encodeMore(parsed.params, page.next)}` : ''
+    headers['last-modified'] = httpDate(page.newest ?? now)
+    const body = `{"statements":[${page.texts.join(',')}],"more":${JSON.stringify(more)}}`
+    return json(200, body, headers)
+  }
   const page = await svc.query(caller, { ...parsed.query, after })
   const result = {
     statements: page.statements.map((s) => formatStatement(s, parsed.format, languages)),

@@ -9,6 +9,7 @@ import { randomBase62 } from '../../shared/ids.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import { findActiveCredentialByKey } from './credential.cross-tenant.repository.ts'
 import * as repo from './credential.repository.ts'
+import type { XapiVersion } from './xapi-primitives.ts'
 
 export type { LrsCredentialScope } from '../../infra/db/tables/lrs.ts'
 
@@ -18,6 +19,8 @@ export interface CredentialView {
   key: string
   label: string
   scope: LrsCredentialScope
+  /** The version that answers requests sent without a version header (default `2.0.0`). */
+  xapi_version: XapiVersion
   mode: Mode
   created_at: string
   revoked_at: string | null
@@ -29,6 +32,8 @@ export interface LrsCredential extends TenantScope {
   key: string
   label: string
   scope: LrsCredentialScope
+  /** The version that answers this credential's requests without a version header. */
+  xapiVersion: XapiVersion
   /** The cmi5 / Tin Can launch the credential was issued to (LrsLaunchGuard); null otherwise. */
   launchId: string | null
 }
@@ -43,6 +48,7 @@ function view(row: LrsCredentialsTable): CredentialView {
     key: row.key,
     label: row.label,
     scope: row.scope,
+    xapi_version: row.xapi_version,
     mode: row.mode,
     created_at: row.created_at,
     revoked_at: row.revoked_at,
@@ -61,10 +67,13 @@ export class CredentialService {
     this.#clock = clock
   }
 
-  /** Creates a credential (scope default `all`); the secret is returned this once. */
+  /**
+   * Creates a credential (scope default `all`, xAPI version default `2.0.0`); the secret is
+   * returned this once.
+   */
   async create(
     scope: TenantScope,
-    input: { label?: string; scope?: LrsCredentialScope },
+    input: { label?: string; scope?: LrsCredentialScope; xapi_version?: XapiVersion },
   ): Promise<CredentialView & { secret: string }> {
     const row: LrsCredentialsTable = {
       id: `xcr_${randomBase62(20)}`,
@@ -78,6 +87,7 @@ export class CredentialService {
       revoked_at: null,
       launch_id: null,
       expires_at: null,
+      xapi_version: input.xapi_version ?? '2.0.0',
     }
     const secret = randomBase62(43)
     row.secret_hash = hashSecret(secret)
@@ -124,6 +134,7 @@ export class CredentialService {
       revoked_at: null,
       launch_id: input.launchId,
       expires_at: input.expiresAt.toISOString(),
+      xapi_version: '2.0.0',
     }
     await repo.insertCredential(this.#db, scope, row)
     return { id: row.id, basicToken: Buffer.from(`${row.key}:${secret}`).toString('base64') }
@@ -151,6 +162,7 @@ export class CredentialService {
       key: row.key,
       label: row.label,
       scope: row.scope,
+      xapiVersion: row.xapi_version,
       launchId: row.launch_id,
     }
   }

@@ -54,9 +54,39 @@ function related(statement: JsonObject, into: { agents: string[]; activities: st
   if (object.objectType === 'SubStatement') related(object, into)
 }
 
+/** The kinds of rows a filter matches: a related_* filter also matches the direct rows. */
+export function kindsMatching(kind: IndexEntry['kind']): IndexEntry['kind'][] {
+  if (kind === 'agent_rel') return ['agent', 'agent_rel']
+  if (kind === 'activity_rel') return ['activity', 'activity_rel']
+  return [kind]
+}
+
+/**
+ * Drops repeated entries, and `agent_rel` / `activity_rel` entries whose value is already a
+ * direct `agent` / `activity` entry: the related_* filters read both kinds
+ * ({@link kindsMatching}), so the actor and the object activity, present in every statement,
+ * are written once instead of twice (each is a row at a random place in the index).
+ */
+export function compactEntries(entries: IndexEntry[]): IndexEntry[] {
+  const direct = new Set<string>()
+  for (const e of entries) {
+    if (e.kind === 'agent' || e.kind === 'activity') direct.add(`${e.kind}\n${e.value}`)
+  }
+  const seen = new Set<string>()
+  return entries.filter((e) => {
+    const key = `${e.kind}\n${e.value}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    if (e.kind === 'agent_rel') return !direct.has(`agent\n${e.value}`)
+    if (e.kind === 'activity_rel') return !direct.has(`activity\n${e.value}`)
+    return true
+  })
+}
+
 /**
  * The index rows of a statement: what the agent, verb, activity, registration and related_*
- * filters of the statement query match (xAPI "Filter conditions").
+ * filters of the statement query match (xAPI "Filter conditions"), compacted
+ * ({@link compactEntries}).
  */
 export function indexEntries(statement: JsonObject): IndexEntry[] {
   const entries: IndexEntry[] = []
@@ -78,11 +108,5 @@ export function indexEntries(statement: JsonObject): IndexEntry[] {
   related(statement, rel)
   for (const value of rel.agents) entries.push({ kind: 'agent_rel', value })
   for (const value of rel.activities) entries.push({ kind: 'activity_rel', value })
-  const seen = new Set<string>()
-  return entries.filter((e) => {
-    const key = `${e.kind}\n${e.value}`
-    if (seen.has(key)) return false
-    seen.add(key)
-    return true
-  })
+  return compactEntries(entries)
 }

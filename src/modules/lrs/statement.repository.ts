@@ -1,8 +1,8 @@
-import { type SqlBool, sql } from 'kysely'
+import { type CompiledQuery, type SqlBool, sql } from 'kysely'
 import type { Executor } from '../../infra/db/schema.ts'
 import type { LrsStatementsTable } from '../../infra/db/tables/lrs.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
-import type { IndexEntry } from './statement.indexer.ts'
+import { type IndexEntry, kindsMatching } from './statement.indexer.ts'
 
 export type StatementRow = Pick<
   LrsStatementsTable,
@@ -24,31 +24,51 @@ export async function findStatements(
     .execute()
 }
 
-export async function insertStatement(
+/** Rows per multi-row INSERT: well under both dialects' bound parameter limits. */
+const CHUNK = 200
+
+/** Stores statement rows with one multi-row INSERT per {@link CHUNK} (raw, as index rows). */
+export async function insertStatements(
   db: Executor,
   scope: TenantScope,
-  row: Omit<LrsStatementsTable, 'tenant_id' | 'mode'>,
-  entries: IndexEntry[],
+  rows: Array<Omit<LrsStatementsTable, 'tenant_id' | 'mode'>>,
 ): Promise<void> {
-  await db
-    .insertInto('lrs_statements')
-    .values({ ...row, tenant_id: scope.tenantId, mode: scope.mode })
-    .execute()
-  if (entries.length === 0) return
-  await db
-    .insertInto('lrs_statement_index')
-    .values(
-      entries.map((e) => ({
-        tenant_id: scope.tenantId,
-        mode: scope.mode,
-        kind: e.kind,
-        value: e.value,
-        stored: row.stored,
-        statement_id: row.id,
-      })),
-    )
-    .onConflict((oc) => oc.doNothing())
-    .execute()
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const values = rows
+      .slice(i, i + CHUNK)
+      .map(
+        (r) =>
+          sql`(${r.id}, ${r.stored}, ${r.timestamp}, ${r.verb_id}, cast(${r.voided} as integer), ${r.voids}, ${r.credential_id}, ${r.statement})`,
+      )
+    await sql`insert into lrs_statements
+        (tenant_id, mode, id, stored, timestamp, verb_id, voided, voids, credential_id, statement)
+      select ${scope.tenantId}, ${scope.mode}, v.column1, v.column2, v.column3, v.column4,
+        v.column5, v.column6, v.column7, v.column8
+      from (values ${sql.join(values)}) as v`.execute(db)
+  }
+}
+
+/**
+ * Stores index rows (all with one `stored`); a row already present is kept. Written as raw SQL
+ * over a VALUES list: the query builder's per-value bookkeeping for ~350 rows a batch cost more
+ * than SQLite took to insert them, and the scope and `stored` are bound once, not per row.
+ */
+export async function insertIndexRows(
+  db: Executor,
+  scope: TenantScope,
+  stored: string,
+  rows: Array<IndexEntry & { statement_id: string }>,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const values = rows
+      .slice(i, i + CHUNK)
+      .map((e) => sql`(${e.kind}, ${e.value}, ${e.statement_id})`)
+    await sql`insert into lrs_statement_index (tenant_id, mode, kind, value, stored, statement_id)
+      select ${scope.tenantId}, ${scope.mode}, v.column1, v.column2, ${stored}, v.column3
+      from (values ${sql.join(values)}) as v
+      where true
+      on conflict do nothing`.execute(db)
+  }
 }
 
 /** The index entries of a stored statement (a StatementRef inherits its target's). */
@@ -92,13 +112,25 @@ export interface StatementQuery {
 /**
  * One page of unvoided statements. With filters, the first one drives the seek on
  * `lrs_statement_index` (its primary key starts with kind and value, then stored), the others
- * are EXISTS probes on the same key; without, it seeks `lrs_statements_scope_stored`.
+ * are EXISTS probes on the same key; without, it seeks `lrs_statements_scope_stored`. A
+ * related_* filter reads two kinds of rows ({@link kindsMatching}): as the first filter, each
+ * kind is its own ordered seek of at most `limit` rows and the two are merged, so neither
+ * dialect has to sort every match.
  */
 export async function queryStatements(
   db: Executor,
   scope: TenantScope,
   q: StatementQuery,
 ): Promise<StatementRow[]> {
+  return (await db.executeQuery(statementsPageQuery(db, scope, q))).rows
+}
+
+/** The SQL {@link queryStatements} runs (for EXPLAIN in bench/lrs.bench.ts). */
+export function statementsPageQuery(
+  db: Executor,
+  scope: TenantScope,
+  q: StatementQuery,
+): CompiledQuery<StatementRow> {
   const [first, ...rest] = q.filters
   const dir = q.ascending ? 'asc' : 'desc'
   if (!first) {
@@ -114,8 +146,27 @@ export async function queryStatements(
       const cmp = q.ascending ? sql`>` : sql`<`
       query = query.where(sql<SqlBool>`(s.stored, s.id) ${cmp} (${q.after.stored}, ${q.after.id})`)
     }
-    return query.orderBy('s.stored', dir).orderBy('s.id', dir).limit(q.limit).execute()
+    return query.orderBy('s.stored', dir).orderBy('s.id', dir).limit(q.limit).compile()
   }
+  const seeks = kindsMatching(first.kind).map((kind) => seek(db, scope, q, kind, first.value, rest))
+  const [a, b] = seeks
+  if (!a || !b) return (a as NonNullable<typeof a>).compile()
+  const order = q.ascending ? sql`asc` : sql`desc`
+  return sql<StatementRow>`select * from (${a}) as a union all
+    select * from (${b}) as b
+    order by stored ${order}, id ${order} limit ${q.limit}`.compile(db)
+}
+
+/** An ordered seek of one kind of index row, probing the other filters. */
+function seek(
+  db: Executor,
+  scope: TenantScope,
+  q: StatementQuery,
+  kind: IndexEntry['kind'],
+  value: string,
+  rest: IndexEntry[],
+) {
+  const dir = q.ascending ? 'asc' : 'desc'
   let query = db
     .selectFrom('lrs_statement_index as i')
     .innerJoin('lrs_statements as s', (join) =>
@@ -127,8 +178,8 @@ export async function queryStatements(
     .select(['s.id', 's.stored', 's.voided', 's.voids', 's.statement'])
     .where('i.tenant_id', '=', scope.tenantId)
     .where('i.mode', '=', scope.mode)
-    .where('i.kind', '=', first.kind)
-    .where('i.value', '=', first.value)
+    .where('i.kind', '=', kind)
+    .where('i.value', '=', value)
     .where('s.voided', '=', 0)
   for (const f of rest) {
     query = query.where(({ exists, selectFrom }) =>
@@ -137,7 +188,7 @@ export async function queryStatements(
           .select(sql`1`.as('one'))
           .where('j.tenant_id', '=', scope.tenantId)
           .where('j.mode', '=', scope.mode)
-          .where('j.kind', '=', f.kind)
+          .where('j.kind', 'in', kindsMatching(f.kind))
           .where('j.value', '=', f.value)
           .whereRef('j.stored', '=', 'i.stored')
           .whereRef('j.statement_id', '=', 'i.statement_id'),
@@ -152,7 +203,7 @@ export async function queryStatements(
       sql<SqlBool>`(i.stored, i.statement_id) ${cmp} (${q.after.stored}, ${q.after.id})`,
     )
   }
-  return query.orderBy('i.stored', dir).orderBy('i.statement_id', dir).limit(q.limit).execute()
+  return query.orderBy('i.stored', dir).orderBy('i.statement_id', dir).limit(q.limit)
 }
 
 export async function insertAttachment(
@@ -197,24 +248,50 @@ export async function findActivity(
   return row?.definition
 }
 
-export async function upsertActivity(
+/** The stored definitions (JSON text) of these activities, by id. */
+export async function findActivities(
   db: Executor,
   scope: TenantScope,
-  activityId: string,
-  definition: string,
+  activityIds: string[],
+): Promise<Map<string, string>> {
+  const found = new Map<string, string>()
+  for (let i = 0; i < activityIds.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('lrs_activities')
+      .select(['activity_id', 'definition'])
+      .where('tenant_id', '=', scope.tenantId)
+      .where('mode', '=', scope.mode)
+      .where('activity_id', 'in', activityIds.slice(i, i + CHUNK))
+      .execute()
+    for (const row of rows) found.set(row.activity_id, row.definition)
+  }
+  return found
+}
+
+/** Inserts or replaces activity definitions (each id at most once). */
+export async function upsertActivities(
+  db: Executor,
+  scope: TenantScope,
+  rows: Array<{ activity_id: string; definition: string }>,
   at: string,
 ): Promise<void> {
-  await db
-    .insertInto('lrs_activities')
-    .values({
-      tenant_id: scope.tenantId,
-      mode: scope.mode,
-      activity_id: activityId,
-      definition,
-      updated_at: at,
-    })
-    .onConflict((oc) =>
-      oc.columns(['tenant_id', 'mode', 'activity_id']).doUpdateSet({ definition, updated_at: at }),
-    )
-    .execute()
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await db
+      .insertInto('lrs_activities')
+      .values(
+        rows.slice(i, i + CHUNK).map((row) => ({
+          ...row,
+          tenant_id: scope.tenantId,
+          mode: scope.mode,
+          updated_at: at,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'mode', 'activity_id']).doUpdateSet((eb) => ({
+          definition: eb.ref('excluded.definition'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .execute()
+  }
 }

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { isUniqueViolation } from '../../infra/db/errors.ts'
-import type { Database, Executor } from '../../infra/db/schema.ts'
+import type { TransactionRunner } from '../../infra/db/group-commit.ts'
+import type { Database } from '../../infra/db/schema.ts'
 import { AppError } from '../../shared/app-error.ts'
 import { type Clock, isoNow } from '../../shared/clock.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
-import { indexEntries } from './statement.indexer.ts'
 import { normaliseStatement } from './statement.normaliser.ts'
 import * as repo from './statement.repository.ts'
-import { SIGNATURE_USAGE, VOIDED_VERB, validateStatement } from './statement.validator.ts'
+import { SIGNATURE_USAGE, validateStatement } from './statement.validator.ts'
+import { writeStatements } from './statement-batch.writer.ts'
 import { verifyStatementSignature } from './statement-signature.ts'
 import {
   canonicalJson,
@@ -95,17 +96,6 @@ function matchAttachments(statements: JsonObject[], parts: AttachmentPart[]): At
   return [...bySha.values()]
 }
 
-/** The newest definition wins per property; language maps and extensions merge key by key. */
-function mergeDefinitions(before: JsonObject, next: JsonObject): JsonObject {
-  const out: JsonObject = { ...before, ...next }
-  for (const key of ['name', 'description', 'extensions']) {
-    const a = before[key]
-    const b = next[key]
-    if (isObject(a) && isObject(b)) out[key] = { ...a, ...b }
-  }
-  return out
-}
-
 export interface StoreInput {
   statements: unknown[]
   parts: AttachmentPart[]
@@ -117,9 +107,12 @@ export interface StoreInput {
 export class StatementService {
   readonly #db: Kysely<Database>
   readonly #clock: Clock
-  constructor(db: Kysely<Database>, clock: Clock) {
+  readonly #writes: TransactionRunner
+  /** `writes` runs each batch's writes as one transaction (default: its own transaction). */
+  constructor(db: Kysely<Database>, clock: Clock, writes?: TransactionRunner) {
     this.#db = db
     this.#clock = clock
+    this.#writes = writes ?? { run: (work) => db.transaction().execute(work) }
   }
 
   /**
@@ -149,7 +142,7 @@ export class StatementService {
     if (new Set(ids).size !== ids.length) invalid('statements', 'a batch repeats a statement id')
 
     const write = () =>
-      this.#db.transaction().execute(async (trx) => {
+      this.#writes.run(async (trx) => {
         const existing = new Map(
           (await repo.findStatements(trx, caller, ids)).map((r) => [r.id, r]),
         )
@@ -165,10 +158,8 @@ export class StatementService {
             )
           }
         }
-        for (const statement of prepared) {
-          if (existing.has(statement.id as string)) continue
-          await this.#insert(trx, caller, statement, stored)
-        }
+        const fresh = prepared.filter((statement) => !existing.has(statement.id as string))
+        if (fresh.length > 0) await writeStatements(trx, caller, fresh, stored)
         for (const part of parts) {
           await repo.insertAttachment(trx, caller, {
             sha2: part.sha2.toLowerCase(),
@@ -197,59 +188,33 @@ export class StatementService {
     })
   }
 
-  async #insert(trx: Executor, caller: LrsCaller, statement: JsonObject, stored: string) {
-    const object = statement.object as JsonObject
-    const verbId = String((statement.verb as JsonObject).id)
-    let entries = indexEntries(statement)
-    let voids: string | null = null
-    if (object.objectType === 'StatementRef') {
-      const targetId = String(object.id).toLowerCase()
-      const [target] = await repo.findStatements(trx, caller, [targetId])
-      if (target) {
-        // Filters match a statement that refers to a matching one (xAPI "StatementRefs").
-        entries = [...entries, ...(await repo.indexEntriesOf(trx, caller, targetId))]
-        if (verbId === VOIDED_VERB && !target.voids) {
-          await repo.markVoided(trx, caller, targetId)
-        }
-      }
-      if (verbId === VOIDED_VERB) voids = targetId
-    }
-    await repo.insertStatement(
-      trx,
-      caller,
-      {
-        id: String(statement.id),
-        stored,
-        timestamp: String(statement.timestamp),
-        verb_id: verbId,
-        voided: 0,
-        voids,
-        credential_id: caller.credentialId,
-        statement: JSON.stringify(statement),
-      },
-      entries,
-    )
-    await this.#recordActivities(trx, caller, statement, stored)
-  }
-
-  /** Keeps the latest definition of each activity for the Activities resource. */
-  async #recordActivities(trx: Executor, scope: TenantScope, statement: JsonObject, at: string) {
-    const object = statement.object as JsonObject
-    if (object.objectType !== undefined && object.objectType !== 'Activity') return
-    if (!isObject(object.definition)) return
-    const current = await repo.findActivity(trx, scope, String(object.id))
-    const merged = mergeDefinitions(
-      current ? (JSON.parse(current) as JsonObject) : {},
-      object.definition,
-    )
-    await repo.upsertActivity(trx, scope, String(object.id), JSON.stringify(merged), at)
-  }
-
   /** A statement by id; `voided` chooses between statementId (false) and voidedStatementId. */
   async get(scope: TenantScope, id: string, voided: boolean): Promise<JsonObject | null> {
     const [row] = await repo.findStatements(this.#db, scope, [id.toLowerCase()])
     if (!row || (row.voided === 1) !== voided) return null
     return JSON.parse(row.statement) as JsonObject
+  }
+
+  /**
+   * One page of a statement query as the stored JSON texts, unparsed: `format=exact` answers
+   * them as they are, so a page is not parsed and serialised again.
+   */
+  async queryStored(
+    scope: TenantScope,
+    q: repo.StatementQuery,
+  ): Promise<{
+    texts: string[]
+    newest: string | null
+    next: { stored: string; id: string } | null
+  }> {
+    const rows = await repo.queryStatements(this.#db, scope, { ...q, limit: q.limit + 1 })
+    const page = rows.slice(0, q.limit)
+    const last = page.at(-1)
+    return {
+      texts: page.map((r) => r.statement),
+      newest: page[0]?.stored ?? null,
+      next: rows.length > q.limit && last ? { stored: last.stored, id: last.id } : null,
+    }
   }
 
   /** One page of a statement query; `limit + 1` rows are read to know whether more exist. */

@@ -53,6 +53,45 @@ describeEachDatabase('LRS statements over HTTP', (database) => {
     })
   })
 
+  it('finds statements by related agents and activities, pages merged in stored order', async () => {
+    const actor = { mbox: `mailto:${randomUUID()}@example.com` }
+    const instructor = { mbox: `mailto:${randomUUID()}@example.com` }
+    const course = `http://example.com/course/${randomUUID()}`
+    const sent: string[] = []
+    for (let i = 0; i < 4; i++) {
+      // Alternately the actor and the instructor, so a related query reads both kinds of rows.
+      const body = statement({
+        id: randomUUID(),
+        actor: i % 2 ? instructor : actor,
+        context: {
+          instructor: i % 2 ? actor : instructor,
+          contextActivities: { parent: [{ id: course }] },
+        },
+      })
+      assert.equal((await post(body)).status, 200)
+      sent.push(String(body.id))
+    }
+    const ids = async (query: string) => {
+      const found: string[] = []
+      let next = `statements?${query}&limit=3`
+      while (next) {
+        const page = (await (await lrs.xapi(next)).json()) as StatementResult
+        found.push(...page.statements.map((s) => s.id))
+        next = page.more.replace(/^\/xapi\//, '')
+      }
+      return found
+    }
+    // Every match once, across pages (statements stored in the same millisecond may swap).
+    const same = (found: string[], expected: string[]) =>
+      assert.deepEqual([...found].sort(), [...expected].sort())
+    const agent = encodeURIComponent(JSON.stringify(actor))
+    same(await ids(`agent=${agent}&related_agents=true`), sent)
+    same(await ids(`agent=${agent}`), [sent[0], sent[2]] as string[])
+    same(await ids(`activity=${encodeURIComponent(course)}`), [])
+    const related = `activity=${encodeURIComponent(course)}&related_activities=true`
+    same(await ids(`${related}&ascending=true`), sent)
+  })
+
   it('stores nothing from a batch with one invalid statement', async () => {
     const good = { ...statement(), id: randomUUID() }
     const bad = { ...statement(), id: randomUUID(), verb: { id: 'not an iri' } }

@@ -100,5 +100,45 @@ describeEachDatabase('/api/v1/xapi', (database) => {
       assert.ok(text.includes(id), `${id} missing`)
     }
     assert.ok(!text.includes('"/xapi/'))
+    assert.ok(text.includes('xapi_version'), 'the credential version setting is documented')
+  })
+
+  it('answers requests without a version header in the version the credential was made for', async () => {
+    const legacy = await server.credential(server.tenant.testKey, { xapi_version: '1.0.3' })
+    const list = await api('credentials')
+    const rows = (list.json() as { credentials: Array<{ id: string; xapi_version: string }> })
+      .credentials
+    assert.equal(rows.find((c) => c.id === legacy.credentialId)?.xapi_version, '1.0.3')
+    assert.equal(rows.find((c) => c.id === lrs.credentialId)?.xapi_version, '2.0.0')
+
+    // Both versions refuse a request without the header; the refusal speaks the credential's.
+    for (const [client, version] of [
+      [legacy, '1.0.3'],
+      [lrs, '2.0.0'],
+    ] as const) {
+      const refused = await client.xapi('statements', { version: null })
+      assert.equal(refused.status, 400)
+      assert.equal(refused.headers.get('x-experience-api-version'), version)
+    }
+    // A request that names its version is answered in it, whatever the credential's setting.
+    const named = await legacy.xapi('statements', { version: '2.0.0' })
+    assert.equal(named.status, 200)
+    assert.equal(named.headers.get('x-experience-api-version'), '2.0.0')
+    const stored = await legacy.xapi('statements', {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify(statement()),
+      version: '1.0.3',
+    })
+    assert.equal(stored.status, 200)
+    assert.equal(stored.headers.get('x-experience-api-version'), '1.0.3')
+
+    const bad = await server.testApp.app.inject({
+      method: 'POST',
+      url: '/api/v1/xapi/credentials',
+      headers: bearer(server.tenant.testKey),
+      payload: { xapi_version: '0.95' },
+    })
+    assert.equal(bad.statusCode, 400)
   })
 })

@@ -10,12 +10,20 @@ export const CredentialScope = Type.Union(
   },
 )
 
+export const XapiVersionSetting = Type.Union([Type.Literal('2.0.0'), Type.Literal('1.0.3')], {
+  description:
+    'The xAPI version that answers requests sent without X-Experience-API-Version (they are ' +
+    'refused with 400 in that version): 1.0.3 for content made for xAPI 1.0.3 (default 2.0.0). ' +
+    'Requests that name a version are answered in the version they name.',
+})
+
 export const CreateCredentialBody = Type.Object(
   {
     label: Type.Optional(
       Type.String({ maxLength: 200, description: 'Shown in listings and as the authority name' }),
     ),
     scope: Type.Optional(CredentialScope),
+    xapi_version: Type.Optional(XapiVersionSetting),
   },
   { additionalProperties: false },
 )
@@ -26,6 +34,7 @@ export const Credential = Type.Object(
     key: Type.String({ description: 'The HTTP Basic user name for /xapi' }),
     label: Type.String(),
     scope: CredentialScope,
+    xapi_version: XapiVersionSetting,
     mode: Type.Union([Type.Literal('live'), Type.Literal('test')]),
     created_at: Timestamp,
     revoked_at: NullableTimestamp,

@@ -19,6 +19,12 @@ export interface LrsCredentialsTable {
   launch_id: string | null
   /** When a launch credential stops working; null: never. */
   expires_at: string | null
+  /**
+   * The xAPI version that answers this credential's requests without `X-Experience-API-Version`
+   * (they are refused either way; this names the version of the refusal). Migration 0022;
+   * default `2.0.0`.
+   */
+  xapi_version: '1.0.3' | '2.0.0'
 }
 
 /** One stored statement; immutable except `voided`. */
