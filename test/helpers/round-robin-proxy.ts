@@ -18,12 +18,25 @@ export interface RoundRobinProxy {
   port: number
   /** Requests answered by each target so far (index as given). */
   served: number[]
+  /**
+   * Every request that reached a target, in order: which target, and the status it answered —
+   * or `failed` (answered 502 here) when the connection broke after the request was sent.
+   */
+  log: ProxiedRequest[]
   close(): Promise<void>
+}
+
+export interface ProxiedRequest {
+  target: number
+  method: string
+  url: string
+  status: number | 'failed'
 }
 
 export async function startRoundRobinProxy(targets: number[]): Promise<RoundRobinProxy> {
   let next = 0
   const served = targets.map(() => 0)
+  const log: ProxiedRequest[] = []
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, tries: number) => {
     const index = next++ % targets.length
     const upstream = httpRequest(
@@ -36,6 +49,9 @@ export async function startRoundRobinProxy(targets: number[]): Promise<RoundRobi
       },
       (answer) => {
         served[index] = (served[index] ?? 0) + 1
+        const entry = { target: index, method: req.method ?? '', url: req.url ?? '' }
+        log.push({ ...entry, status: answer.statusCode ?? 0 })
+        answer.on('aborted', () => log.push({ ...entry, status: 'failed' }))
         res.writeHead(answer.statusCode ?? 502, answer.headers)
         answer.pipe(res)
         answer.on('error', () => res.destroy())
@@ -44,7 +60,12 @@ export async function startRoundRobinProxy(targets: number[]): Promise<RoundRobi
     upstream.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'ECONNREFUSED' && tries + 1 < targets.length) {
         forward(req, res, body, tries + 1)
-      } else if (!res.headersSent) {
+        return
+      }
+      if (err.code !== 'ECONNREFUSED') {
+        log.push({ target: index, method: req.method ?? '', url: req.url ?? '', status: 'failed' })
+      }
+      if (!res.headersSent) {
         res.writeHead(502, { 'content-type': 'application/json' })
         res.end(JSON.stringify({ error: { code: 'bad_gateway', message: err.message } }))
       } else {
@@ -65,6 +86,7 @@ export async function startRoundRobinProxy(targets: number[]): Promise<RoundRobi
     url: `http://127.0.0.1:${port}`,
     port,
     served,
+    log,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections()

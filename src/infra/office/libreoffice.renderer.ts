@@ -3,6 +3,7 @@ import { basename, extname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { copyProfile, ensureTemplate, WARM_UP_DOCUMENT } from './office-profile.ts'
 import { pdfPageCount, type RasterTools, rasterizePages } from './pdf-rasterizer.ts'
+import { collapseTileGrids } from './pdf-tile-grid.ts'
 import { runProcessGroup } from './process-group.runner.ts'
 import { Semaphore } from './semaphore.ts'
 import {
@@ -128,8 +129,9 @@ export function createLibreOfficeRenderer(
   }
 
   /**
-   * LibreOffice → one PDF page per slide of the plan; returns the PDF, the awaited plan and the
-   * time LibreOffice took (the profile copy not counted).
+   * LibreOffice → one PDF page per slide of the plan; returns the PDF, the same PDF with tiled
+   * fills drawn as patterns (pdf-tile-grid.ts; the PDF itself when there were none), the awaited
+   * plan and the time LibreOffice took (the profile copy not counted).
    */
   async function convertToPdf(request: RenderRequest, deadline: number) {
     const profile = await copyProfile(await warmTemplate(), join(request.workDir, 'profile'))
@@ -161,9 +163,11 @@ export function createLibreOfficeRenderer(
         result.output,
       )
     }
-    const [pages, plan] = await Promise.all([
+    const [pages, plan, drawable] = await Promise.all([
       pdfPageCount(tools, pdf, deadline, request.signal),
       request.plan,
+      // A PDF this cannot read is rasterised as it is.
+      collapseTileGrids(pdf, join(request.workDir, 'pdf', 'patterned.pdf')).catch(() => pdf),
     ])
     if (pages !== plan.slideCount) {
       throw new RenderError(
@@ -172,7 +176,7 @@ export function createLibreOfficeRenderer(
         result.output,
       )
     }
-    return { pdf, plan, officeMs: performance.now() - t0 }
+    return { pdf, drawable, plan, officeMs: performance.now() - t0 }
   }
 
   async function render(request: RenderRequest): Promise<RenderedSlides> {
@@ -181,22 +185,24 @@ export function createLibreOfficeRenderer(
     })
     try {
       const deadline = Date.now() + options.timeoutMs
-      const { pdf, plan, officeMs } = await convertToPdf(request, deadline)
+      const { pdf, drawable, plan, officeMs } = await convertToPdf(request, deadline)
       const t1 = performance.now()
-      const pictures = await rasterizePages(
-        tools,
-        pdf,
-        plan.slides,
-        join(request.workDir, 'pictures'),
-        {
+      const rasterize = (from: string, dir: string) =>
+        rasterizePages(tools, from, plan.slides, join(request.workDir, dir), {
           longSide: options.longSide ?? 1280,
           quality: options.quality ?? 85,
           parallel: options.rasterParallel ?? 2,
           deadline,
           signal: request.signal,
           onProgress: request.onProgress,
-        },
-      )
+        })
+      // Should poppler refuse the rewritten file, LibreOffice's own PDF is still there.
+      const pictures = await rasterize(drawable, 'pictures').catch((err: unknown) => {
+        if (drawable === pdf || !(err instanceof RenderError) || err.code !== 'raster_failed') {
+          throw err
+        }
+        return rasterize(pdf, 'pictures-plain')
+      })
       return {
         contentType: 'image/jpeg',
         pictures,
