@@ -17,6 +17,8 @@
  * saturate. Server CPU is read from /proc/<pid>/stat before and after each run (nginx runs with
  * master_process off, so its one process is its worker); the load average is printed too,
  * since a shared machine skews everything.
+ * A third server, bare `node:http` answering the same files from memory with the same headers
+ * (`--bare`; BENCH_BARE=0 leaves it out), is measured alike: the floor any Node server pays.
  * Results go to bench/results/content.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -139,10 +141,105 @@ function freePort(): Promise<number> {
   })
 }
 
+/**
+ * Child mode `--bare`: the floor for any Node server — `node:http` alone answering from memory
+ * with the same headers (no token check, no framework, no cache bookkeeping). It shows how much
+ * of the gap to nginx is Node's HTTP stack itself, which no change in Courseport can remove.
+ */
+async function serveBare(www: string): Promise<void> {
+  const { createServer: createHttpServer } = await import('node:http')
+  const { readdirSync, statSync } = await import('node:fs')
+  const files = new Map<string, { bytes: Buffer; headers: string[] }>()
+  const walk = (dir: string, prefix: string) => {
+    for (const name of readdirSync(dir)) {
+      const full = join(dir, name)
+      if (statSync(full).isDirectory()) walk(full, `${prefix}${name}/`)
+      else {
+        const bytes = readFileSync(full)
+        const ext = name.slice(name.lastIndexOf('.') + 1)
+        files.set(`${prefix}${name}`, {
+          bytes,
+          headers: [
+            'x-content-type-options',
+            'nosniff',
+            'referrer-policy',
+            'strict-origin-when-cross-origin',
+            'cross-origin-resource-policy',
+            'same-origin',
+            'cache-control',
+            'private, max-age=43200, immutable',
+            'etag',
+            `"${bytes.length.toString(16)}"`,
+            'last-modified',
+            new Date().toUTCString(),
+            'accept-ranges',
+            'bytes',
+            'content-type',
+            (MIME_TYPES as Record<string, string>)[ext] ?? 'application/octet-stream',
+          ],
+        })
+      }
+    }
+  }
+  walk(www, '')
+  const server = createHttpServer((req, res) => {
+    const url = req.url ?? ''
+    const file = files.get(url.slice(url.indexOf('/', 3) + 1))
+    if (!file) {
+      res.writeHead(404).end()
+      return
+    }
+    const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '')
+    if (range) {
+      const start = Number(range[1])
+      const end = Math.min(Number(range[2]), file.bytes.length - 1)
+      res.writeHead(206, [
+        ...file.headers,
+        'content-range',
+        `bytes ${start}-${end}/${file.bytes.length}`,
+        'content-length',
+        String(end - start + 1),
+      ])
+      res.end(file.bytes.subarray(start, end + 1))
+      return
+    }
+    res.writeHead(200, [...file.headers, 'content-length', String(file.bytes.length)])
+    res.end(file.bytes)
+  })
+  server.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`)
+  })
+  process.once('SIGTERM', () => server.close())
+}
+
+async function startBare(www: string) {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--bare', www], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      if (out.includes('\n')) resolve(out.split('\n')[0] ?? '')
+    })
+    child.once('exit', (code) => reject(new Error(`bare server exited (${code})`)))
+  })
+  return { child, port: (JSON.parse(line) as { port: number }).port }
+}
+
 async function startOurs(zipPath: string, dataDir: string) {
+  // BENCH_CPU_PROF=<dir>: our server writes a V8 CPU profile there when it stops (profiling
+  // slows it: figures from such a run are not quoted).
+  const profile = process.env.BENCH_CPU_PROF
   const child = spawn(
     process.execPath,
-    [fileURLToPath(import.meta.url), '--serve', zipPath, dataDir],
+    [
+      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
+      fileURLToPath(import.meta.url),
+      '--serve',
+      zipPath,
+      dataDir,
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
@@ -317,6 +414,9 @@ async function main(): Promise<void> {
     const nginx = existsSync(NGINX) ? await startNginx(work, www) : null
     if (nginx) children.push(nginx.child)
     else console.log(`${NGINX} not found: measuring courseport only`)
+    // BENCH_BARE=0 leaves out the bare node:http reference.
+    const bare = process.env.BENCH_BARE === '0' ? null : await startBare(www)
+    if (bare) children.push(bare.child)
 
     const workloads = (process.env.BENCH_WORKLOADS?.split(',') ?? [
       'mixed',
@@ -335,6 +435,7 @@ async function main(): Promise<void> {
       // Alternating runs, so background load on a shared machine hits both alike.
       const oursRuns: Measured[] = []
       const nginxRuns: Measured[] = []
+      const bareRuns: Measured[] = []
       for (let round = 0; round < rounds; round++) {
         oursRuns.push(
           await measure(ours.port, requests, seconds, connections, pipelining, ours.child),
@@ -342,6 +443,11 @@ async function main(): Promise<void> {
         if (nginx) {
           nginxRuns.push(
             await measure(nginx.port, requests, seconds, connections, pipelining, nginx.child),
+          )
+        }
+        if (bare) {
+          bareRuns.push(
+            await measure(bare.port, requests, seconds, connections, pipelining, bare.child),
           )
         }
       }
@@ -361,6 +467,16 @@ async function main(): Promise<void> {
           `${kind}: courseport = ${cpuRatio === null ? 'n/a' : (cpuRatio * 100).toFixed(0)} % of nginx per server CPU${target}; ${(ratio * 100).toFixed(0)} % by throughput`,
         )
         Object.assign(entry, { nginx: nginxResult, ratio, cpuRatio })
+      }
+      if (bare) {
+        const bareResult = median(bareRuns)
+        console.log(describe(`${kind}: node:http`, bareResult))
+        const perCpu = (m: Measured) => m.requestsPerServerCpuSecond ?? 0
+        const nginxResult = entry.nginx as Measured | undefined
+        console.log(
+          `${kind}: courseport = ${((perCpu(oursResult) / perCpu(bareResult)) * 100).toFixed(0)} % of bare node:http per server CPU${nginxResult ? `; bare node:http = ${((perCpu(bareResult) / perCpu(nginxResult)) * 100).toFixed(0)} % of nginx` : ''}`,
+        )
+        Object.assign(entry, { bareNodeHttp: bareResult })
       }
       results[kind] = entry
     }
@@ -387,6 +503,8 @@ async function main(): Promise<void> {
 
 if (process.argv[2] === '--serve') {
   await serve(process.argv[3] ?? '', process.argv[4] ?? '')
+} else if (process.argv[2] === '--bare') {
+  await serveBare(process.argv[3] ?? '')
 } else {
   await main()
 }

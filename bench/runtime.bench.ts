@@ -9,9 +9,14 @@
  *
  * `learners` is the number of connections (one request in flight each); every commit goes to a
  * learner with no commit in flight, so each learner's commits arrive in order.
- * BENCH_DATABASE_URL=postgres://… runs the server on PostgreSQL (server CPU is the Node
- * process's only, not PostgreSQL's). The two loads alternate for `rounds` rounds (a shared
- * machine drifts over a minute); the median round by CPU-normalised ratio is reported.
+ * BENCH_DATABASE_URL=postgres://… runs the server on PostgreSQL, in a fresh database made beside
+ * the one named (dropped afterwards). The server CPU is then the Node process's; PostgreSQL's
+ * backends serving that database (found in pg_stat_activity, their CPU read from /proc, so the
+ * database must run on this machine) are measured too, and the commits' ratio is given both per
+ * Node CPU and per Node + backend CPU. PostgreSQL's shared background processes (WAL writer,
+ * checkpointer) serve every database of the cluster and are left out. The two loads alternate
+ * for `rounds` rounds (a shared machine drifts over a minute); the median round by
+ * CPU-normalised ratio (Node CPU) is reported.
  * Results go to bench/results/runtime.json (runtime-postgres.json on PostgreSQL).
  */
 import { spawn } from 'node:child_process'
@@ -20,6 +25,7 @@ import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import pg from 'pg'
 import { Agent, request } from 'undici'
 import {
   autocannon,
@@ -27,6 +33,7 @@ import {
   type CpuUse,
   perServerCpuSecond,
   startCpu,
+  startGroupCpu,
 } from './server-cpu.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -34,8 +41,48 @@ const seconds = Number(process.argv[2] ?? 6)
 const learners = Number(process.argv[3] ?? 200)
 const rounds = Number(process.argv[4] ?? 5)
 
-const server = spawn(process.execPath, [join(here, 'bench-server.ts')], {
+// BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops (for finding
+// where a request's CPU goes; profiling slows it, so figures from such a run are not quoted).
+const profile = process.env.BENCH_CPU_PROF
+const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []
+
+/** A fresh PostgreSQL database beside BENCH_DATABASE_URL's, and a client to find its backends. */
+async function freshPostgres(base: string) {
+  const name = `cp_runtime_${Math.random().toString(36).slice(2, 10)}`
+  const admin = new pg.Client({ connectionString: base })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const url = new URL(base)
+  url.pathname = `/${name}`
+  const watcher = new pg.Client({ connectionString: url.toString() })
+  await watcher.connect()
+  return {
+    url: url.toString(),
+    /** The backends serving the server's connections (this watcher's own left out). */
+    async backends(): Promise<number[]> {
+      const { rows } = await watcher.query<{ pid: number }>(
+        `select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`,
+        [name],
+      )
+      return rows.map((r) => r.pid)
+    },
+    async drop() {
+      await watcher.end()
+      const c = new pg.Client({ connectionString: base })
+      await c.connect()
+      await c.query(`drop database if exists ${name} with (force)`)
+      await c.end()
+    },
+  }
+}
+
+const postgres = process.env.BENCH_DATABASE_URL
+  ? await freshPostgres(process.env.BENCH_DATABASE_URL)
+  : null
+const server = spawn(process.execPath, [...profileArgs, join(here, 'bench-server.ts')], {
   stdio: ['ignore', 'pipe', 'inherit'],
+  env: { ...process.env, ...(postgres && { BENCH_DATABASE_URL: postgres.url }) },
 })
 const line = await new Promise<string>((resolve) =>
   createInterface({ input: server.stdout }).once('line', resolve),
@@ -100,6 +147,10 @@ interface Phase {
   requests: number
   perSecond: number
   perServerCpuSecond: number | null
+  /** PostgreSQL only: CPU seconds of the backends serving the server, and requests per
+   * second of Node + backend CPU. */
+  databaseCpuSeconds?: number
+  perServerAndDatabaseCpuSecond?: number | null
   p50: number
   p99: number
   errors: number
@@ -110,6 +161,7 @@ interface Phase {
 type Player = Awaited<ReturnType<typeof setup>>[number]
 
 async function drive(url: string, requests: Parameters<typeof autocannon>[0]['requests']) {
+  const stopDatabase = postgres ? await startGroupCpu(() => postgres.backends()) : null
   const stop = startCpu([server.pid])
   const r: CannonResult = await autocannon({
     url,
@@ -118,6 +170,7 @@ async function drive(url: string, requests: Parameters<typeof autocannon>[0]['re
     requests,
   })
   const cpu = stop()
+  const database = await stopDatabase?.()
   const phase: Phase = {
     requests: r.requests.total,
     perSecond: Math.round(r.requests.total / cpu.wallSeconds),
@@ -127,6 +180,12 @@ async function drive(url: string, requests: Parameters<typeof autocannon>[0]['re
     errors: r.errors + r.timeouts,
     non2xx: r.non2xx,
     cpu,
+  }
+  if (database) {
+    phase.databaseCpuSeconds = database.cpuSeconds
+    const both = (cpu.serverCpuSeconds ?? 0) + database.cpuSeconds
+    phase.perServerAndDatabaseCpuSecond = both > 0 ? r.requests.total / both : null
+    if (database.lost > 0) console.log(`(${database.lost} backend(s) went away during the phase)`)
   }
   return phase
 }
@@ -176,13 +235,29 @@ function commitRequests(players: Player[]) {
 }
 
 const pct = (n: number | null) => (n === null ? '   n/a' : `${n.toFixed(0).padStart(4)} %`)
+const databasePart = (r: Phase) =>
+  r.databaseCpuSeconds === undefined
+    ? ''
+    : `  postgres ${pct((r.databaseCpuSeconds / r.cpu.wallSeconds) * 100)}  ${Math.round(r.perServerAndDatabaseCpuSecond ?? 0)}/(server+postgres)-CPU-s`
 const row = (name: string, r: Phase) =>
-  `${name.padEnd(13)} ${String(r.perSecond).padStart(6)}/s ${String(Math.round(r.perServerCpuSecond ?? 0)).padStart(7)}/server-CPU-s  server ${pct(r.cpu.serverCorePercent)}  client ${pct(r.cpu.clientCorePercent)}  ${r.cpu.saturated.padEnd(7)}  p50 ${r.p50} ms  p99 ${r.p99} ms${r.errors + r.non2xx ? `  errors ${r.errors} non-2xx ${r.non2xx}` : ''}`
+  `${name.padEnd(13)} ${String(r.perSecond).padStart(6)}/s ${String(Math.round(r.perServerCpuSecond ?? 0)).padStart(7)}/server-CPU-s  server ${pct(r.cpu.serverCorePercent)}  client ${pct(r.cpu.clientCorePercent)}  ${r.cpu.saturated.padEnd(7)}  p50 ${r.p50} ms  p99 ${r.p99} ms${databasePart(r)}${r.errors + r.non2xx ? `  errors ${r.errors} non-2xx ${r.non2xx}` : ''}`
+
+/** Commits per Node + PostgreSQL CPU against /healthz per Node CPU (it touches no database). */
+function ratioWithDatabase(health: Phase, commits: Phase): number | null {
+  return commits.perServerAndDatabaseCpuSecond && health.perServerCpuSecond
+    ? commits.perServerAndDatabaseCpuSecond / health.perServerCpuSecond
+    : null
+}
 
 try {
   const players = await setup()
-  const results: Array<{ health: Phase; commits: Phase; ratio: number; cpuRatio: number | null }> =
-    []
+  const results: Array<{
+    health: Phase
+    commits: Phase
+    ratio: number
+    cpuRatio: number | null
+    cpuRatioWithDatabase?: number | null
+  }> = []
   console.log(
     `${learners} connections, ${rounds} rounds of ${seconds} s per load, ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, one server process; load average ${loadavg()[0]?.toFixed(1)} (shared 2-core machine)`,
   )
@@ -195,11 +270,18 @@ try {
       commits.perServerCpuSecond !== null && health.perServerCpuSecond
         ? commits.perServerCpuSecond / health.perServerCpuSecond
         : null
-    results.push({ health, commits, ratio, cpuRatio })
+    const withDatabase = postgres ? ratioWithDatabase(health, commits) : undefined
+    results.push({
+      health,
+      commits,
+      ratio,
+      cpuRatio,
+      ...(withDatabase !== undefined && { cpuRatioWithDatabase: withDatabase }),
+    })
     console.log(`round ${round}: ${row('GET /healthz', health)}`)
     console.log(`round ${round}: ${row('commits', commits)}`)
     console.log(
-      `round ${round}: commits = ${(ratio * 100).toFixed(1)} % of /healthz by throughput, ${cpuRatio === null ? 'n/a' : (cpuRatio * 100).toFixed(1)} % per server CPU`,
+      `round ${round}: commits = ${(ratio * 100).toFixed(1)} % of /healthz by throughput, ${cpuRatio === null ? 'n/a' : (cpuRatio * 100).toFixed(1)} % per server CPU${withDatabase === undefined ? '' : `, ${withDatabase === null ? 'n/a' : (withDatabase * 100).toFixed(1)} % per server + PostgreSQL backend CPU`}`,
     )
   }
   const key = (r: (typeof results)[number]) => r.cpuRatio ?? r.ratio
@@ -210,6 +292,11 @@ try {
   console.log(
     `commits per server-CPU-second: ${median.cpuRatio === null ? 'n/a' : (median.cpuRatio * 100).toFixed(1)} % of /healthz (target ≥ 40 %); by throughput ${(median.ratio * 100).toFixed(1)} % (client-bound when the client was saturated)`,
   )
+  if (median.cpuRatioWithDatabase !== undefined) {
+    console.log(
+      `with PostgreSQL's backends counted: ${median.cpuRatioWithDatabase === null ? 'n/a' : (median.cpuRatioWithDatabase * 100).toFixed(1)} % of /healthz`,
+    )
+  }
   mkdirSync(join(here, 'results'), { recursive: true })
   writeFileSync(
     join(
@@ -235,6 +322,9 @@ try {
     )}\n`,
   )
 } finally {
+  const exited = new Promise((resolve) => server.once('exit', resolve))
   server.kill('SIGTERM')
   await agent.close()
+  await exited
+  await postgres?.drop()
 }

@@ -112,3 +112,30 @@ const queue = requireCjs('autocannon/lib/pipelinedRequestsQueue.js') as {
   prototype: { addBody(data: Buffer): void }
 }
 queue.prototype.addBody = () => {}
+
+/**
+ * The CPU of a changing set of processes (PostgreSQL's backends serving a server's pool): `list`
+ * names them at the start and at the end of the phase. A process present at both counts its
+ * difference; one that appeared during the phase counts all its CPU; one that went away during
+ * the phase is lost (pools keep their connections under load, so it is rare: `lost` says how
+ * many).
+ */
+export async function startGroupCpu(
+  list: () => Promise<number[]>,
+): Promise<() => Promise<{ cpuSeconds: number; processes: number; lost: number }>> {
+  const before = new Map<number, number>()
+  for (const pid of await list()) {
+    const cpu = cpuSeconds(pid)
+    if (cpu !== null) before.set(pid, cpu)
+  }
+  return async () => {
+    let cpuSecondsUsed = 0
+    const after = await list()
+    for (const pid of after) {
+      const cpu = cpuSeconds(pid)
+      if (cpu !== null) cpuSecondsUsed += cpu - (before.get(pid) ?? 0)
+    }
+    const lost = [...before.keys()].filter((pid) => !after.includes(pid)).length
+    return { cpuSeconds: cpuSecondsUsed, processes: after.length, lost }
+  }
+}

@@ -7,6 +7,7 @@ import { keyProblem } from '../../infra/blobs/safe-path.ts'
 import { AppError } from '../../shared/app-error.ts'
 import { audienceMatches, contentOriginsOf } from '../../shared/content-origin.ts'
 import { verifyToken } from '../../shared/signed-token.ts'
+import { ContentFastPath, installFastPath } from './content-fast-path.ts'
 import {
   CONTENT_SECURITY_HEADERS,
   contentTypeOf,
@@ -45,6 +46,11 @@ export interface ContentRoutesOptions {
   cache?: SmallFileCache | false
   /** Blocks of large files for ranges (media-blocks.ts); default 1 MiB blocks, 64 MiB in all. */
   mediaBlocks?: SmallFileCache
+  /**
+   * Answer plain GETs of cached small files in front of Fastify (content-fast-path.ts) on this
+   * app's server. Default true (with a cache).
+   */
+  fastPath?: boolean
 }
 
 function notFound(details?: unknown): AppError {
@@ -236,7 +242,8 @@ async function serveContent(
  * The content origin's file server (docs/runtime-protocol.md §5). The path is read from the raw
  * URL (see `parseContentTarget`), so both routes share one handler; `/c/{token}` alone is a
  * 404 like any other non-file. Request logging is at `warn`: the URL is a credential for 12 h and
- * must not end up in access logs, and it keeps the per-file cost down.
+ * must not end up in access logs, and it keeps the per-file cost down. Plain GETs of files already
+ * in memory are answered before Fastify, on this app's server (content-fast-path.ts).
  */
 export async function contentRoutes(
   app: FastifyInstance,
@@ -253,6 +260,21 @@ export async function contentRoutes(
   }
   const handler = (request: FastifyRequest, reply: FastifyReply) =>
     serveContent(deps, request, reply)
+  if (deps.cache && options.fastPath !== false) {
+    const { config, clock, metrics } = options.ctx
+    const fast = new ContentFastPath({
+      secretKey: config.secretKey,
+      origins: contentOriginsOf(config),
+      clock,
+      cache: deps.cache,
+      metrics,
+    })
+    installFastPath(app.server, fast)
+    app.addHook('preClose', (done) => {
+      fast.close()
+      done()
+    })
+  }
   // Declared for the schema's sake: the handler reads token and path from the raw URL (see
   // parseContentTarget), never from these decoded params.
   const params = Type.Object({ token: Type.String(), '*': Type.Optional(Type.String()) })

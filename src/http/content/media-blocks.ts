@@ -58,6 +58,13 @@ export async function readRangeFromBlocks(
   return { kind: 'bytes', file: { meta: head.file.meta, bytes }, start: wanted.start, end }
 }
 
+/**
+ * Blocks being read from the store, per cache: a seeking player, or a class starting the same
+ * video, asks for one block many times at once, and each ask would otherwise read the whole
+ * block from the store again (a megabyte each) until the first read lands in the cache.
+ */
+const loading = new WeakMap<SmallFileCache, Map<string, Promise<BlockRead>>>()
+
 async function block(
   blobs: BlobStore,
   blocks: SmallFileCache,
@@ -68,6 +75,29 @@ async function block(
   const blockKey = `${key}\u0000${index}`
   const cached = blocks.get(blockKey, now)
   if (cached) return { kind: 'bytes', file: cached, start: 0, end: cached.bytes.length - 1 }
+  let pending = loading.get(blocks)
+  if (!pending) {
+    pending = new Map()
+    loading.set(blocks, pending)
+  }
+  const running = pending.get(blockKey)
+  if (running) return running
+  const reads = pending
+  const read = readBlock(blobs, blocks, key, index, blockKey, now).finally(() =>
+    reads.delete(blockKey),
+  )
+  reads.set(blockKey, read)
+  return read
+}
+
+async function readBlock(
+  blobs: BlobStore,
+  blocks: SmallFileCache,
+  key: string,
+  index: number,
+  blockKey: string,
+  now: number,
+): Promise<BlockRead> {
   const start = index * blocks.maxFileBytes
   const object = await blobs.get(key, { start, end: start + blocks.maxFileBytes - 1 })
   if (!object) return { kind: 'missing' }

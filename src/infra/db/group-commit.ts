@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely'
 import type { Db } from './database.ts'
+import { directSqliteConnection } from './node-sqlite-dialect.ts'
 import type { Database } from './schema.ts'
 
 export type TransactionWork<T> = (trx: Transaction<Database>) => Promise<T>
@@ -19,6 +20,13 @@ interface Pending {
 const SAVEPOINT = CompiledQuery.raw('savepoint group_piece')
 const ROLLBACK_TO = CompiledQuery.raw('rollback to group_piece')
 const RELEASE = CompiledQuery.raw('release group_piece')
+
+/** Runs one of the above in the batch's transaction (on its connection when node:sqlite). */
+async function around(trx: Transaction<Database>, query: CompiledQuery): Promise<void> {
+  const direct = directSqliteConnection(trx)
+  if (direct) direct.prepare(query.sql).run([])
+  else await trx.executeQuery(query)
+}
 
 /** Pieces of work written in one SQLite transaction, at most. */
 const DEFAULT_MAX_BATCH = 128
@@ -78,15 +86,15 @@ class GroupCommit implements TransactionRunner {
     try {
       await this.#db.transaction().execute(async (trx) => {
         for (const piece of batch) {
-          await trx.executeQuery(SAVEPOINT)
+          await around(trx, SAVEPOINT)
           try {
             const value = await piece.work(trx)
             outcomes.push(() => piece.resolve(value))
           } catch (error) {
-            await trx.executeQuery(ROLLBACK_TO)
+            await around(trx, ROLLBACK_TO)
             outcomes.push(() => piece.reject(error))
           }
-          await trx.executeQuery(RELEASE)
+          await around(trx, RELEASE)
         }
       })
       for (const settle of outcomes) settle()

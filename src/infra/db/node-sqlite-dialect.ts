@@ -2,6 +2,7 @@ import { DatabaseSync, type SQLInputValue } from 'node:sqlite'
 import {
   CompiledQuery,
   type DatabaseConnection,
+  SqliteAdapter,
   type SqliteDatabase,
   SqliteDialect,
   SqliteDriver,
@@ -90,16 +91,49 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/** The adapter of a node:sqlite database, holding its one connection once it is open. */
+class NodeSqliteAdapter extends SqliteAdapter {
+  connection: SqliteDatabase | undefined
+}
+
+/**
+ * The connection to run a statement on directly, when `db` is a transaction of a node:sqlite
+ * database; undefined otherwise. A transaction holds the database's one connection until it
+ * ends, so a statement run here is inside it exactly as through Kysely's executor, which adds
+ * about 1.5 µs of promise hand-offs per statement (a commit runs six). Not with Kysely plugins
+ * (they transform queries and results; none is configured). Never for the root executor: its
+ * queries must queue for the connection behind any open transaction.
+ */
+export function directSqliteConnection(db: {
+  isTransaction: boolean
+  getExecutor(): { adapter: unknown; plugins: readonly unknown[] }
+}): SqliteDatabase | undefined {
+  if (!db.isTransaction) return undefined
+  const { adapter, plugins } = db.getExecutor()
+  return adapter instanceof NodeSqliteAdapter && plugins.length === 0
+    ? adapter.connection
+    : undefined
+}
+
 class NodeSqliteDialect extends SqliteDialect {
   readonly #database: () => Promise<SqliteDatabase>
   readonly #beforeClose: () => Promise<void>
-  constructor(database: () => Promise<SqliteDatabase>, beforeClose: () => Promise<void>) {
+  readonly #adapter: NodeSqliteAdapter
+  constructor(
+    database: () => Promise<SqliteDatabase>,
+    beforeClose: () => Promise<void>,
+    adapter: NodeSqliteAdapter,
+  ) {
     super({ database })
     this.#database = database
     this.#beforeClose = beforeClose
+    this.#adapter = adapter
   }
   override createDriver() {
     return new ImmediateSqliteDriver({ database: this.#database }, this.#beforeClose)
+  }
+  override createAdapter() {
+    return this.#adapter
   }
 }
 
@@ -109,6 +143,7 @@ class NodeSqliteDialect extends SqliteDialect {
  */
 export function createNodeSqliteDialect(path: string): SqliteDialect {
   let checkpointer: WalCheckpointer | undefined
+  const adapter = new NodeSqliteAdapter()
   return new NodeSqliteDialect(
     async () => {
       const db = new DatabaseSync(path)
@@ -116,13 +151,17 @@ export function createNodeSqliteDialect(path: string): SqliteDialect {
       db.exec('PRAGMA foreign_keys = ON')
       db.exec('PRAGMA busy_timeout = 10000')
       db.exec('PRAGMA synchronous = NORMAL')
-      if (path === ':memory:') return adapt(db)
-      db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_WAL_PAGES}`)
-      checkpointer = startWalCheckpointer(path)
-      return adapt(db)
+      if (path !== ':memory:') {
+        db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_WAL_PAGES}`)
+        checkpointer = startWalCheckpointer(path)
+      }
+      adapter.connection = adapt(db)
+      return adapter.connection
     },
     async () => {
+      adapter.connection = undefined
       await checkpointer?.stop()
     },
+    adapter,
   )
 }

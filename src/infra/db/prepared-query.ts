@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, DialectAdapter } from 'kysely'
+import { directSqliteConnection } from './node-sqlite-dialect.ts'
 import type { Executor } from './schema.ts'
 
 type Build<Params extends object, Row> = (db: Executor, params: Params) => Compilable<Row>
@@ -44,15 +45,30 @@ export function preparedQuery<Params extends object, Row>(
     return { ...entry.query, parameters }
   }
 
+  // Inside a node:sqlite transaction, straight on its connection (directSqliteConnection).
+  async function all(db: Executor, params: Params): Promise<Row[]> {
+    const query = bind(db, params)
+    const direct = directSqliteConnection(db)
+    if (direct) return direct.prepare(query.sql).all(query.parameters) as Row[]
+    return (await db.executeQuery(query)).rows
+  }
+
   return {
-    async all(db, params) {
-      return (await db.executeQuery(bind(db, params))).rows
-    },
+    all,
     async first(db, params) {
-      return (await db.executeQuery(bind(db, params))).rows[0]
+      return (await all(db, params))[0]
     },
     async run(db, params) {
-      return Number((await db.executeQuery(bind(db, params))).numAffectedRows ?? 0n)
+      const query = bind(db, params)
+      const direct = directSqliteConnection(db)
+      if (!direct) return Number((await db.executeQuery(query)).numAffectedRows ?? 0n)
+      // As Kysely's SQLite driver: a statement that returns rows reports no affected count.
+      const statement = direct.prepare(query.sql)
+      if (statement.reader) {
+        statement.all(query.parameters)
+        return 0
+      }
+      return Number(statement.run(query.parameters).changes)
     },
   }
 }

@@ -151,7 +151,7 @@ export interface RawResponse {
 export function rawRequest(
   port: number,
   target: string,
-  options: { method?: string; headers?: Record<string, string> } = {},
+  options: { method?: string; headers?: Record<string, string>; host?: string } = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1')
@@ -161,7 +161,7 @@ export function rawRequest(
       .join('')
     socket.on('connect', () => {
       socket.write(
-        `${options.method ?? 'GET'} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${extra}Connection: close\r\n\r\n`,
+        `${options.method ?? 'GET'} ${target} HTTP/1.1\r\nHost: ${options.host ?? '127.0.0.1'}\r\n${extra}Connection: close\r\n\r\n`,
         'latin1',
       )
     })

@@ -60,6 +60,41 @@ describeEachDatabase('prepared queries', (database) => {
     assert.equal(renamed?.name, 'five')
   })
 
+  test('inside a transaction it reads and writes as the transaction does, and rolls back with it', async () => {
+    // On SQLite these run straight on the transaction's connection (directSqliteConnection).
+    const { kysely } = database().db
+    await kysely
+      .insertInto('plans')
+      .values({
+        id: 'pq-tx',
+        name: 'before',
+        active_learner_allotment: 3,
+        monthly_conversions: 1,
+        created_at: at,
+      })
+      .execute()
+    await assert.rejects(
+      kysely.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('plans')
+          .set({ active_learner_allotment: 30 })
+          .where('id', '=', 'pq-tx')
+          .execute()
+        assert.equal(await renamePlan.run(trx, { id: 'pq-tx', name: 'during' }), 1)
+        const seen = await plansByAllotment.first(trx, { min: 30, prefix: 'pq-tx' })
+        assert.equal(seen?.active_learner_allotment, 30)
+        throw new Error('roll back')
+      }),
+      /roll back/,
+    )
+    const row = await kysely
+      .selectFrom('plans')
+      .select(['name', 'active_learner_allotment'])
+      .where('id', '=', 'pq-tx')
+      .executeTakeFirst()
+    assert.deepEqual({ ...row }, { name: 'before', active_learner_allotment: 3 })
+  })
+
   test('a parameter used to shape the query is refused when first run', async () => {
     const shaped = preparedQuery((db, p: { archived: boolean }) =>
       p.archived
