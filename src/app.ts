@@ -10,6 +10,7 @@ import Fastify, {
 import type { AppContext } from './context.ts'
 import { cmi5ApiRoutes, cmi5ContentRoutes } from './http/cmi5/cmi5.routes.ts'
 import { contentRoutes } from './http/content/content.routes.ts'
+import { contentHomeRoute } from './http/content/content-home.page.ts'
 import { customerRoutes } from './http/customer/customer.routes.ts'
 import { dashboardPage } from './http/customer/dashboard.page.ts'
 import { dispatchFrameRoutes } from './http/dispatch/index.ts'
@@ -162,5 +163,6 @@ export async function buildContentApp(ctx: AppContext, options: BuildOptions = {
   await app.register(runtimeRoutes, { ctx })
   await app.register(dispatchFrameRoutes, { ctx })
   await app.register(cmi5ContentRoutes, { ctx })
+  contentHomeRoute(app, ctx.config)
   return app
 }

@@ -5,6 +5,11 @@ import {
 } from '../http/plugins/rate-limit.cross-tenant.repository.ts'
 import { createQueue, type TaskDefinition } from '../infra/queue/index.ts'
 import {
+  deleteExpiredInvites,
+  deleteExpiredSessions,
+} from '../modules/accounts/account.cross-tenant.repository.ts'
+import { DEFAULT_ACCOUNT_POLICY } from '../modules/accounts/account.service.ts'
+import {
   deleteUploadIntent,
   expiredUploadIntents,
   pruneIdempotencyKeys,
@@ -26,6 +31,8 @@ const INTENT_BATCH = 1000
  *   no record accounts for;
  * - replay records older than a day, rate-limit windows that started over an hour ago (the
  *   longest window any counter uses: a login throttle's 15 minutes must outlive a run);
+ * - dashboard sign-in sessions past their absolute expiry or idle longer than the idle limit
+ *   (AccountService's defaults: 12 hours, 2 hours), and invite links a day after they expired;
  * - completed jobs older than a week (the queue's own prune).
  */
 export function cleanupTask(ctx: AppContext): TaskDefinition {
@@ -40,6 +47,9 @@ export function cleanupTask(ctx: AppContext): TaskDefinition {
       }
       await pruneIdempotencyKeys(db, dayAgo)
       await pruneWindowsBefore(db, now.getTime() - MAX_WINDOW_MS)
+      const idleBefore = new Date(now.getTime() - DEFAULT_ACCOUNT_POLICY.idleMs).toISOString()
+      await deleteExpiredSessions(db, now.toISOString(), idleBefore)
+      await deleteExpiredInvites(db, dayAgo)
       await createQueue(ctx.db, { clock }).jobs.prune(new Date(now.getTime() - 7 * DAY_MS))
     },
   }

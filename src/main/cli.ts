@@ -102,7 +102,9 @@ async function main(argv: string[]): Promise<void> {
     allowPositionals: true,
     options: OPTIONS,
   })
-  if (values.help || !command) return void process.stdout.write(`${USAGE}\n`)
+  // `courseport --help` (or -h, help) names no command: the usage is the answer, not an error.
+  const asksHelp = !command || command === '--help' || command === '-h' || command === 'help'
+  if (values.help || asksHelp) return void process.stdout.write(`${USAGE}\n`)
   const json = values.json ?? false
 
   if (command === 'serve') {

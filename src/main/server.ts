@@ -7,11 +7,17 @@ import { createContext } from './context.ts'
 import { developmentOwnerLink } from './dev-owner.ts'
 import { useProcessScratch } from './scratch.ts'
 import { catchShutdownSignals } from './shutdown-signals.ts'
+import { processLogger } from './terminal-log.ts'
 import { startWorker } from './worker.ts'
 
-/** First start on an empty database: a development tenant whose keys are printed once. */
+/**
+ * First start on an empty database: a development tenant whose keys are printed once. Later
+ * starts say where the keys went and how to make more, so a restart never leaves a newcomer
+ * without a way in.
+ */
 async function ensureDevelopmentTenant(ctx: AppContext): Promise<void> {
-  if (await ctx.services.tenants.hasAnyTenant()) return
+  const tenants = await ctx.services.tenants.listTenants()
+  if (tenants.length > 0) return void process.stdout.write(restartHint(ctx, tenants))
   const created = await ctx.services.tenants.createTenant({ name: 'Development', plan: 'growth' })
   const lines = [
     '',
@@ -26,6 +32,19 @@ async function ensureDevelopmentTenant(ctx: AppContext): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`)
 }
 
+function restartHint(ctx: AppContext, tenants: ReadonlyArray<{ id: string; name: string }>) {
+  const dev = tenants.find((t) => t.name === 'Development') ?? tenants[0]
+  const id = dev?.id ?? 'TENANT_ID'
+  return `${[
+    '',
+    `API keys are shown only when made (the first start printed the development tenant's).`,
+    `  new key:    npx courseport key create --tenant ${id} --mode test`,
+    `  tenants:    npx courseport tenant list`,
+    `  dashboard:  ${ctx.config.publicUrl}/dashboard/ (a new sign-in link: npx courseport user create --tenant ${id} --email you@example.com)`,
+    '',
+  ].join('\n')}\n`
+}
+
 /**
  * `courseport serve`: API on PORT, content on CONTENT_PORT, and (unless `withWorker` is false)
  * the job worker in the same process. On SIGTERM /readyz turns 503 at once while the listeners
@@ -38,7 +57,8 @@ export async function runServer(config: Config, options: { withWorker: boolean }
   const scratch = await useProcessScratch()
   const ctx = await createContext(config)
   await ensureDevelopmentTenant(ctx)
-  const api = await buildApp(ctx)
+  // Pretty and quieter on a terminal, JSON lines otherwise (terminal-log.ts).
+  const api = await buildApp(ctx, { loggerInstance: processLogger(config.logLevel) })
   const content = await buildContentApp(ctx, { loggerInstance: api.log })
   await api.listen({ host: config.host, port: config.port })
   await content.listen({ host: config.host, port: config.contentPort })

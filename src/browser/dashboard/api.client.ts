@@ -1,4 +1,7 @@
-/** The dashboard's only way to the server: /api/customer/* with the session's CSRF token. */
+/**
+ * The dashboard's only way to the server: /api/customer/* with the session's CSRF token, plus
+ * the PUT of a presigned upload. Every page imports `api` (or `uploadWithProgress`) from here.
+ */
 
 export type Mode = 'test' | 'live'
 
@@ -23,6 +26,11 @@ export function rememberCsrf(token: string): void {
   csrfToken = token
 }
 
+function errorOf(status: number, json: unknown, fallback: string): ApiError {
+  const error = (json as { error?: { code?: string; message?: string } } | null)?.error
+  return new ApiError(status, error?.code ?? 'error', error?.message ?? fallback)
+}
+
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' }
   if (body !== undefined) headers['content-type'] = 'application/json'
@@ -35,14 +43,17 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   })
   if (res.status === 204) return undefined as T
   const text = await res.text()
-  const json = text ? (JSON.parse(text) as unknown) : {}
-  if (!res.ok) {
-    const error = (json as { error?: { code?: string; message?: string } }).error
-    throw new ApiError(res.status, error?.code ?? 'error', error?.message ?? res.statusText)
+  let json: unknown = {}
+  try {
+    json = text ? JSON.parse(text) : {}
+  } catch {
+    json = {}
   }
+  if (!res.ok) throw errorOf(res.status, json, res.statusText)
   return json as T
 }
 
+/** `?a=1&b=2` from the defined, non-empty values (or '' when there are none). */
 export function query(params: Record<string, string | undefined>): string {
   const search = new URLSearchParams()
   for (const [k, v] of Object.entries(params)) if (v) search.set(k, v)
@@ -50,26 +61,22 @@ export function query(params: Record<string, string | undefined>): string {
   return text ? `?${text}` : ''
 }
 
-/**
- * POSTs `file` as multipart field "file", calling `onProgress` with the fraction sent (0–1):
- * XMLHttpRequest, because fetch cannot report upload progress.
- */
-export function uploadFile<T>(
-  path: string,
-  file: File,
+/** The URL of a CSV export (a plain link: the cookie authenticates a GET, no token needed). */
+export function csvUrl(path: string, params: Record<string, string | undefined>): string {
+  return `/api/customer${path}${query({ ...params, format: 'csv' })}`
+}
+
+function xhrPromise<T>(
+  xhr: XMLHttpRequest,
+  body: XMLHttpRequestBodyInit,
   onProgress: (fraction: number) => void,
 ): Promise<T> {
-  const form = new FormData()
-  form.append('file', file)
   return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest()
-    xhr.open('POST', `/api/customer${path}`)
-    xhr.setRequestHeader('x-csrf-token', csrfToken)
-    xhr.setRequestHeader('accept', 'application/json')
     xhr.upload.addEventListener('progress', (event) => {
       if (event.lengthComputable) onProgress(event.loaded / event.total)
     })
     xhr.addEventListener('error', () => reject(new ApiError(0, 'network', 'The upload failed')))
+    xhr.addEventListener('abort', () => reject(new ApiError(0, 'aborted', 'Upload cancelled')))
     xhr.addEventListener('load', () => {
       let json: unknown = {}
       try {
@@ -78,11 +85,45 @@ export function uploadFile<T>(
         json = {}
       }
       if (xhr.status >= 200 && xhr.status < 300) return resolve(json as T)
-      const error = (json as { error?: { code?: string; message?: string } }).error
-      reject(new ApiError(xhr.status, error?.code ?? 'error', error?.message ?? xhr.statusText))
+      reject(errorOf(xhr.status, json, xhr.statusText || `HTTP ${xhr.status}`))
     })
-    xhr.send(form)
+    xhr.send(body)
   })
+}
+
+/**
+ * PUTs `file` to a presigned URL (the service's own /uploads/… or the bucket), calling
+ * `onProgress` with the fraction sent (0–1): XMLHttpRequest, because fetch cannot report upload
+ * progress. Headers the browser owns (Content-Length) are left to it.
+ */
+export function putWithProgress(
+  url: string,
+  headers: Record<string, string>,
+  file: Blob,
+  onProgress: (fraction: number) => void,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  const xhr = new XMLHttpRequest()
+  xhr.open('PUT', url)
+  for (const [name, value] of Object.entries(headers))
+    if (name.toLowerCase() !== 'content-length') xhr.setRequestHeader(name, value)
+  signal?.addEventListener('abort', () => xhr.abort())
+  return xhrPromise(xhr, file, onProgress)
+}
+
+/** POSTs `file` as multipart field "file" to /api/customer`path`, reporting progress (0–1). */
+export function uploadFile<T>(
+  path: string,
+  file: File,
+  onProgress: (fraction: number) => void,
+): Promise<T> {
+  const form = new FormData()
+  form.append('file', file)
+  const xhr = new XMLHttpRequest()
+  xhr.open('POST', `/api/customer${path}`)
+  xhr.setRequestHeader('x-csrf-token', csrfToken)
+  xhr.setRequestHeader('accept', 'application/json')
+  return xhrPromise<T>(xhr, form, onProgress)
 }
 
 export const api = {
@@ -92,7 +133,8 @@ export const api = {
   acceptInvite: (token: string, password: string) =>
     call<Me>('POST', `/invites/${encodeURIComponent(token)}/accept`, { password }),
   get: <T>(path: string) => call<T>('GET', path),
-  post: <T>(path: string, body: unknown) => call<T>('POST', path, body),
+  post: <T>(path: string, body?: unknown) => call<T>('POST', path, body),
+  put: <T>(path: string, body?: unknown) => call<T>('PUT', path, body),
   patch: <T>(path: string, body: unknown) => call<T>('PATCH', path, body),
   delete: (path: string) => call<void>('DELETE', path),
 }

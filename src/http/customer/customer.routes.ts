@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.ts'
 import { AccountService, type NewSession } from '../../modules/accounts/account.service.ts'
 import {
   learnerProgress,
+  learnerProgressAll,
   learnerProgressCsv,
 } from '../../modules/reports/learner-progress.report.ts'
 import { overview } from '../../modules/reports/overview.report.ts'
@@ -33,8 +34,13 @@ import {
   SESSION_COOKIE,
   sessionCookieOptions,
 } from './customer-auth.ts'
+import { customerDispatchRoutes } from './dispatches.routes.ts'
 import { LoginThrottle } from './login-throttle.ts'
+import { customerLrsCredentialRoutes } from './lrs-credentials.routes.ts'
+import { customerOverviewRoutes } from './overview.routes.ts'
 import { customerPackageRoutes } from './packages.routes.ts'
+import { customerPublishRoutes } from './publish.routes.ts'
+import { LEARNER_PROGRESS_DESCRIPTION } from './report.description.ts'
 import { customerTeamRoutes } from './team.routes.ts'
 import { customerWebhookRoutes } from './webhooks.routes.ts'
 
@@ -75,7 +81,11 @@ export const customerRoutes: FastifyPluginAsyncTypebox<CustomerRoutesOptions> = 
   const publicUrl = ctx.config.publicUrl
   await app.register(customerWebhookRoutes, { ctx })
   await app.register(customerPackageRoutes, { ctx })
+  await app.register(customerOverviewRoutes, { ctx })
   await app.register(customerTeamRoutes, { ctx, accounts })
+  await app.register(customerDispatchRoutes, { ctx })
+  await app.register(customerPublishRoutes, { ctx })
+  await app.register(customerLrsCredentialRoutes, { ctx })
 
   const signIn = (reply: FastifyReply, session: NewSession) => {
     reply.setCookie(SESSION_COOKIE, session.sessionId, sessionCookieOptions(publicUrl))
@@ -282,10 +292,8 @@ export const customerRoutes: FastifyPluginAsyncTypebox<CustomerRoutesOptions> = 
       schema: {
         ...common,
         operationId: 'learnerProgressReport',
-        summary: 'Per package: learners, attempts, completion and pass rates, scores, time',
-        description:
-          'Sessions started in [from, to) of the chosen mode, optionally of one package. ' +
-          'Rates are 0–1. CSV with format=csv.',
+        summary: 'Learner progress: completion and pass rates, scores, time, active learners',
+        description: LEARNER_PROGRESS_DESCRIPTION,
         querystring: ReportQuery,
         produces: ['application/json', 'text/csv'],
         response: { 200: ReportResponse, ...errorResponses(400, 401) },
@@ -294,12 +302,20 @@ export const customerRoutes: FastifyPluginAsyncTypebox<CustomerRoutesOptions> = 
     async (request, reply) => {
       const { mode, format, ...filter } = request.query
       const scope = customerScope(request, mode)
-      const rows = await learnerProgress(ctx.db.kysely, scope, filter)
-      if (format !== 'csv') return { mode: scope.mode, packages: rows }
+      if (format !== 'csv') {
+        const report = await learnerProgress(ctx.db.kysely, scope, filter)
+        return {
+          mode: scope.mode,
+          group: report.group,
+          next_cursor: report.next_cursor,
+          packages: report.rows,
+        }
+      }
+      const report = await learnerProgressAll(ctx.db.kysely, scope, filter)
       reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="learner-progress.csv"')
-      return reply.send(learnerProgressCsv(rows) as never)
+      return reply.send(learnerProgressCsv(report) as never)
     },
   )
 }

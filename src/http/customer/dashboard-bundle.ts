@@ -13,13 +13,14 @@ export interface DashboardBundle {
 let cached: Promise<DashboardBundle> | null = null
 
 /**
- * src/browser/dashboard bundled by esbuild (one script, one stylesheet, no source maps served),
+ * src/browser/dashboard (Preact + uPlot, app.tsx) bundled by esbuild (one script, one stylesheet
+ * that includes uPlot's, no source maps served),
  * once per process on first use, so a fresh checkout serves the dashboard without a build step.
  */
 export function dashboardBundle(): Promise<DashboardBundle> {
   cached ??= build({
     entryPoints: [
-      { in: join(SOURCES, 'main.ts'), out: 'dashboard' },
+      { in: join(SOURCES, 'app.tsx'), out: 'dashboard' },
       { in: join(SOURCES, 'dashboard.css'), out: 'dashboard' },
     ],
     outdir: 'out',
@@ -29,6 +30,9 @@ export function dashboardBundle(): Promise<DashboardBundle> {
     target: 'es2022',
     format: 'iife',
     platform: 'browser',
+    // Preact components (.tsx) through the automatic runtime, as tsconfig.json declares.
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
     charset: 'utf8',
     legalComments: 'none',
     logLevel: 'silent',

@@ -4,7 +4,9 @@ import { type DashboardBundle, dashboardBundle } from './dashboard-bundle.ts'
 
 /**
  * The dashboard's CSP: only its own script, stylesheet and API calls; no inline code, no
- * framing by anyone.
+ * framing by anyone. Preact and uPlot set styles through the CSSOM, which style-src does not
+ * govern. A presigned upload URL on another origin (an S3 bucket) is not in connect-src: the
+ * upload form then posts the file to /api/customer instead (pages/package-upload.tsx).
  */
 export const DASHBOARD_CSP = pageCsp([
   ['script-src', "'self'"],

@@ -4,6 +4,7 @@ import type { Cmi5Tables } from './tables/cmi5.ts'
 import type { ConversionTables } from './tables/conversions.ts'
 import type { DispatchTables } from './tables/dispatches.ts'
 import type { LrsTables } from './tables/lrs.ts'
+import type { ReportTables } from './tables/reports.ts'
 import type { SessionTables } from './tables/sessions.ts'
 import type { WebhookTables } from './tables/webhooks.ts'
 
@@ -183,7 +184,8 @@ export interface Database
     DispatchTables,
     LrsTables,
     Cmi5Tables,
-    AccountTables {
+    AccountTables,
+    ReportTables {
   plans: PlansTable
   tenants: TenantsTable
   api_keys: ApiKeysTable

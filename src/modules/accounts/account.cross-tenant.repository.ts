@@ -128,3 +128,29 @@ export function claimInvite(db: Executor, tokenHash: string, now: string) {
     .returningAll()
     .executeTakeFirst()
 }
+
+/**
+ * The hourly cleanup (jobs/cleanup.job.ts), for every tenant at once: removes dashboard sessions
+ * past their absolute expiry (`expires_at` before `now`) or idle since before `idleBefore`, which
+ * sign-in would refuse anyway; their rows would otherwise stay forever. Returns how many.
+ */
+export async function deleteExpiredSessions(
+  db: Executor,
+  now: string,
+  idleBefore: string,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('dashboard_sessions')
+    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', idleBefore)]))
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
+/** The same cleanup, for every tenant: invite links that expired before `before`, used or not. */
+export async function deleteExpiredInvites(db: Executor, before: string): Promise<number> {
+  const result = await db
+    .deleteFrom('dashboard_invites')
+    .where('expires_at', '<', before)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

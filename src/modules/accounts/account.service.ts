@@ -1,9 +1,10 @@
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../infra/db/schema.ts'
 import type { DashboardRole } from '../../infra/db/tables/accounts.ts'
 import { AppError } from '../../shared/app-error.ts'
 import type { Clock } from '../../shared/clock.ts'
 import { newId } from '../../shared/ids.ts'
+import type { TenantScope } from '../tenants/tenant-scope.ts'
 import * as repo from './account.cross-tenant.repository.ts'
 import {
   DUMMY_HASH,
@@ -13,7 +14,7 @@ import {
   needsRehash,
   verifyPassword,
 } from './password.ts'
-import { requirePermission } from './roles.ts'
+import { requireRoleChange } from './roles.ts'
 import { hashToken, newSecretToken } from './secret-token.ts'
 import * as team from './team.repository.ts'
 
@@ -80,9 +81,13 @@ function checkNewPassword(password: string): void {
     )
 }
 
-/** Users are tenant-wide: the mode of their scope never narrows the team. */
-function teamScope(by: SignedInUser) {
-  return { tenantId: by.tenantId, mode: 'test' as const }
+/**
+ * The team's scope. Dashboard users, their sessions and invites belong to a tenant, not to a mode
+ * (one person reads both test and live data; their tables have no `mode` column), so the team
+ * repository filters by `tenantId` only and ignores the mode (team.repository.ts).
+ */
+function teamScope(by: SignedInUser): TenantScope {
+  return { tenantId: by.tenantId, mode: 'live' }
 }
 
 /** Dashboard users, their sign-in sessions and invite links (DESIGN §12, "The dashboard"). */
@@ -130,9 +135,9 @@ export class AccountService {
     return { token, email, role: input.role, expiresAt }
   }
 
-  /** An owner invites someone into their own tenant. */
+  /** An admin or owner invites someone into their own tenant; only owners invite owners. */
   invite(by: SignedInUser, input: { email: string; role: DashboardRole }) {
-    requirePermission(by.role, 'manage_team')
+    requireRoleChange(by.role, null, input.role)
     return this.createInvite(by.tenantId, input, by.userId)
   }
 
@@ -253,29 +258,53 @@ export class AccountService {
     return team.listUsers(this.#db, teamScope(by))
   }
 
-  /** An owner changes a user's role; the tenant's last owner cannot be demoted. */
+  /**
+   * Changes a user's role (admins for admins and viewers, owners for owners); the tenant's last
+   * owner cannot be demoted. Atomic against concurrent changes: see `#changeTeam`.
+   */
   async changeRole(by: SignedInUser, userId: string, role: DashboardRole): Promise<void> {
-    requirePermission(by.role, 'manage_team')
-    const scope = teamScope(by)
-    await this.#db.transaction().execute(async (trx) => {
+    await this.#changeTeam(by, userId, role, async (trx, scope) => {
       const now = this.#clock.now().toISOString()
-      if (await team.setRoleKeepingAnOwner(trx, scope, userId, role, now)) return
-      if (!(await team.findMember(trx, scope, userId)))
-        throw new AppError('not_found', `No user ${userId}`)
-      throw new AppError('invalid_state', 'The last owner cannot be demoted; promote another first')
+      if (!(await team.setRoleKeepingAnOwner(trx, scope, userId, role, now)))
+        throw new AppError(
+          'invalid_state',
+          'The last owner cannot be demoted; promote another first',
+        )
     })
   }
 
-  /** An owner removes a user, signing them out at once; never the tenant's last owner. */
+  /** Removes a user and signs them out at once; never the tenant's last owner. */
   async removeUser(by: SignedInUser, userId: string): Promise<void> {
-    requirePermission(by.role, 'manage_team')
+    await this.#changeTeam(by, userId, null, async (trx, scope) => {
+      await team.deleteSessionsOf(trx, scope, userId)
+      if (!(await team.deleteUserKeepingAnOwner(trx, scope, userId)))
+        throw new AppError('invalid_state', 'The last owner cannot be removed')
+    })
+  }
+
+  /**
+   * One change of the team, in a transaction that first locks the tenant's owner rows
+   * (`team.lockOwners`), then re-reads the actor's and the target's roles: two owners demoting
+   * each other at once run one after the other, and the second finds its actor no longer an
+   * owner (403) or the target the last owner (409). The change itself is a conditional
+   * statement that keeps an owner (team.repository.ts).
+   */
+  async #changeTeam(
+    by: SignedInUser,
+    userId: string,
+    to: DashboardRole | null,
+    change: (trx: Transaction<Database>, scope: TenantScope) => Promise<void>,
+  ): Promise<void> {
+    requireRoleChange(by.role, null, to === 'owner' ? 'owner' : null)
     const scope = teamScope(by)
     await this.#db.transaction().execute(async (trx) => {
-      await team.deleteSessionsOf(trx, scope, userId)
-      if (await team.deleteUserKeepingAnOwner(trx, scope, userId)) return
-      if (!(await team.findMember(trx, scope, userId)))
-        throw new AppError('not_found', `No user ${userId}`)
-      throw new AppError('invalid_state', 'The last owner cannot be removed')
+      await team.lockOwners(trx, scope)
+      const actor = await team.findMember(trx, scope, by.userId)
+      if (!actor) throw new AppError('unauthorized', 'Not signed in')
+      const target = await team.findMember(trx, scope, userId)
+      if (!target) throw new AppError('not_found', `No user ${userId}`)
+      requireRoleChange(actor.role, target.role, to)
+      await change(trx, scope)
     })
   }
 

@@ -3,8 +3,13 @@ import type { DashboardRole } from '../../infra/db/tables/accounts.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 
 /*
- * The team page's queries. Dashboard users belong to a tenant, not to a mode (one person sees
- * both test and live data), so these filter by the scope's tenant only.
+ * The team page's queries.
+ *
+ * Scope rule (DESIGN §5, test/unit/architecture/tenant-scope.test.ts): every function takes
+ * `(db, scope: TenantScope, …)` and filters by `scope.tenantId`. Dashboard users, sessions and
+ * invites are tenant-wide, shared by both modes (one person reads test and live data; the
+ * tables have no `mode` column), so `scope.mode` is deliberately not used here: a user of one
+ * tenant is the same user whichever mode the dashboard's switch shows.
  */
 
 export function listUsers(db: Executor, scope: TenantScope) {
@@ -48,6 +53,20 @@ export async function setRoleKeepingAnOwner(
     )
   const result = await query.executeTakeFirst()
   return Number(result.numUpdatedRows) > 0
+}
+
+/**
+ * Locks the tenant's owner rows until the transaction ends (a no-op UPDATE takes PostgreSQL's row
+ * locks; SQLite runs one write transaction at a time anyway), so changes of the team that could
+ * remove an owner run one after the other and each sees the other's result.
+ */
+export async function lockOwners(db: Executor, scope: TenantScope): Promise<void> {
+  await db
+    .updateTable('dashboard_users')
+    .set((eb) => ({ role: eb.ref('role') }))
+    .where('tenant_id', '=', scope.tenantId)
+    .where('role', '=', 'owner')
+    .execute()
 }
 
 /** Signs the user out everywhere (before their row can be deleted). */

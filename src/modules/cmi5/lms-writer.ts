@@ -8,6 +8,7 @@ import { recordAuditEvent } from '../events/audit-event.repository.ts'
 import { createLrsServices, type LrsServices } from '../lrs/index.ts'
 import type { LrsCaller } from '../lrs/statement.service.ts'
 import type { JsonObject } from '../lrs/xapi-primitives.ts'
+import { recordSessionResult } from '../reports/progress-rollup.repository.ts'
 import { sessionEventData } from '../sessions/session.mapper.ts'
 import * as sessions from '../sessions/session.repository.ts'
 import { isFinished } from '../sessions/session-status.ts'
@@ -114,6 +115,7 @@ export class LmsWriter {
       }
       if (ended?.suspended && !reached) await event('session.suspended')
       await sessions.saveSessionProgress(trx, scope, next)
+      await recordSessionResult(trx, scope, session, next)
     })
   }
 }

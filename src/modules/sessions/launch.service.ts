@@ -15,6 +15,7 @@ import { signToken } from '../../shared/signed-token.ts'
 import { type CourseLaunchInput, createCmi5Services } from '../cmi5/index.ts'
 import { recordAuditEvent } from '../events/audit-event.repository.ts'
 import * as packages from '../packages/package.repository.ts'
+import { recordSessionResult } from '../reports/progress-rollup.repository.ts'
 import { findPlan, findTenant } from '../tenants/tenant.cross-tenant.repository.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import { recordActiveLearner } from '../usage/usage.service.ts'
@@ -183,6 +184,7 @@ async function currentAttempt(
     completed_at: null,
   }
   await repo.updateSession(trx, scope, open.id, corrected)
+  await recordSessionResult(trx, scope, open, { ...open, ...corrected })
   return { ...open, ...corrected }
 }
 
@@ -245,6 +247,7 @@ async function newAttempt(
     failed_event_at: null,
   }
   await repo.insertSession(trx, scope, row)
+  await recordSessionResult(trx, scope, null, row)
   return row
 }
 

@@ -3,6 +3,7 @@ import type { ScoStatesTable, SessionsTable } from '../../infra/db/tables/sessio
 import { recordAuditEvent } from '../events/audit-event.repository.ts'
 import { findVersion } from '../packages/package.repository.ts'
 import type { StoredManifest } from '../packages/package-ingest.ts'
+import { recordSessionResult } from '../reports/progress-rollup.repository.ts'
 import {
   readGlobals,
   rollupInput,
@@ -125,6 +126,7 @@ export async function updateSessionProgress(
   }
   await recordSessionEvents(trx, session, next, { ...input, reachedCompletion, r })
   await repo.saveSessionProgress(trx, scopeOfSession(session), next)
+  await recordSessionResult(trx, scopeOfSession(session), session, next)
   return next
 }
 

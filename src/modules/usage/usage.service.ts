@@ -6,6 +6,11 @@ import { countActiveLearner, insertActiveLearner } from './usage.repository.ts'
 /** Percentages of the plan's active-learner allotment that fire a usage event. */
 export const USAGE_THRESHOLDS = [70, 90, 100] as const
 
+/** The active-learner count at which `percent` of `allotment` is reached (rounded up). */
+export function thresholdLearners(allotment: number, percent: number): number {
+  return Math.ceil((allotment * percent) / 100)
+}
+
 /** Billing period: the calendar month in UTC, e.g. `2026-11`. */
 export function billingPeriod(at: Date): string {
   return at.toISOString().slice(0, 7)
@@ -29,7 +34,7 @@ export async function recordActiveLearner(
   }
   const count = await countActiveLearner(trx, scope, period)
   const crossed = USAGE_THRESHOLDS.filter((pct) => {
-    const needed = Math.ceil((input.allotment * pct) / 100)
+    const needed = thresholdLearners(input.allotment, pct)
     return count - 1 < needed && count >= needed
   })
   for (const pct of crossed) {

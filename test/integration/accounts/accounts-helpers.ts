@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import type { Mode } from '../../../src/infra/db/schema.ts'
 import type { DashboardRole } from '../../../src/infra/db/tables/accounts.ts'
+import type { SessionsTable } from '../../../src/infra/db/tables/sessions.ts'
 import { AccountService } from '../../../src/modules/accounts/account.service.ts'
+import { recordSessionResult } from '../../../src/modules/reports/progress-rollup.repository.ts'
 import type { TestApp } from '../../helpers/app.ts'
 
 export const PASSWORD = 'correct horse battery'
@@ -111,41 +113,45 @@ export async function insertSession(
     success?: 'passed' | 'failed' | 'unknown'
     score?: number | null
     seconds: number
+    dispatchId?: string | null
   },
-) {
+): Promise<SessionsTable> {
   sessionCounter += 1
-  await t.ctx.db.kysely
-    .insertInto('sessions')
-    .values({
-      id: `ses_report${String(sessionCounter).padStart(6, '0')}`,
-      tenant_id: row.tenantId,
-      mode: row.mode,
-      package_id: row.packageId,
-      version_id: `pv_${row.packageId}`,
-      learner_id: row.learner,
-      learner_name: row.learner,
-      dispatch_id: null,
-      attempt_number: 1,
-      open: 0,
-      scorm_version: '1.2',
-      completion_status: row.completed ? 'completed' : 'incomplete',
-      success_status: row.success ?? 'unknown',
-      score_scaled: row.score ?? null,
-      score_raw: null,
-      score_min: null,
-      score_max: null,
-      progress_percent: null,
-      session_time: null,
-      time_spent_seconds: row.seconds,
-      suspended: 0,
-      current_item_id: null,
-      launch_count: 1,
-      created_at: row.createdAt,
-      updated_at: row.createdAt,
-      last_launched_at: row.createdAt,
-      completed_at: null,
-      completed_event_at: null,
-      failed_event_at: null,
-    })
-    .execute()
+  const session: SessionsTable = {
+    id: `ses_report${String(sessionCounter).padStart(6, '0')}`,
+    tenant_id: row.tenantId,
+    mode: row.mode,
+    package_id: row.packageId,
+    version_id: `pv_${row.packageId}`,
+    learner_id: row.learner,
+    learner_name: row.learner,
+    dispatch_id: row.dispatchId ?? null,
+    attempt_number: 1,
+    open: 0,
+    scorm_version: '1.2',
+    completion_status: row.completed ? 'completed' : 'incomplete',
+    success_status: row.success ?? 'unknown',
+    score_scaled: row.score ?? null,
+    score_raw: null,
+    score_min: null,
+    score_max: null,
+    progress_percent: null,
+    session_time: null,
+    time_spent_seconds: row.seconds,
+    suspended: 0,
+    current_item_id: null,
+    launch_count: 1,
+    created_at: row.createdAt,
+    updated_at: row.createdAt,
+    last_launched_at: row.createdAt,
+    completed_at: null,
+    completed_event_at: null,
+    failed_event_at: null,
+  }
+  // As the launch and the runtime do: the row, then its learner-progress rollup.
+  await t.ctx.db.kysely.transaction().execute(async (trx) => {
+    await trx.insertInto('sessions').values(session).execute()
+    await recordSessionResult(trx, { tenantId: row.tenantId, mode: row.mode }, null, session)
+  })
+  return session
 }

@@ -130,7 +130,11 @@ describeEachDatabase('dashboard management: webhooks, team, API keys, roles', (d
       await call(viewer, 'GET', '/api-keys'),
       await call(viewer, 'POST', '/api-keys', { mode: 'test' }),
       await call(admin, 'POST', '/api-keys', { mode: 'test' }),
-      await call(admin, 'PATCH', `/users/${viewer.userId}`, { role: 'admin' }),
+      await call(admin, 'PATCH', `/users/${viewer.userId}`, { role: 'owner' }),
+      await call(admin, 'PATCH', `/users/${owner.userId}`, { role: 'viewer' }),
+      await call(admin, 'DELETE', `/users/${owner.userId}`),
+      await call(admin, 'POST', '/invites', { email: 'new-owner@a.test', role: 'owner' }),
+      await call(viewer, 'POST', '/invites', { email: 'new-viewer@a.test', role: 'viewer' }),
     ]
     assert.deepEqual(
       refused.map((r) => r.statusCode),

@@ -14,7 +14,7 @@ import {
   PresentationUpload,
 } from './conversion.schemas.ts'
 
-async function receivePresentation(request: FastifyRequest) {
+export async function receivePresentation(request: FastifyRequest) {
   if (!request.isMultipart()) {
     throw new AppError(
       'unsupported_media_type',
@@ -31,14 +31,14 @@ async function receivePresentation(request: FastifyRequest) {
   }
 }
 
-function scormVersionField(value: string | undefined): '1.2' | '2004' {
+export function scormVersionField(value: string | undefined): '1.2' | '2004' {
   if (value === undefined || value === '') return '2004'
   if (value === '1.2' || value === '2004') return value
   throw new AppError('validation_failed', `scorm_version must be "1.2" or "2004", not "${value}"`)
 }
 
 /** A used-up allowance says when to come back, in the body and as Retry-After. */
-function withRetryAfter(reply: FastifyReply, err: unknown): never {
+export function withRetryAfter(reply: FastifyReply, err: unknown): never {
   if (isAppError(err) && err.code === 'quota_exceeded') {
     const details = err.details as { retry_after_seconds?: number } | undefined
     if (details?.retry_after_seconds) reply.header('retry-after', details.retry_after_seconds)

@@ -19,6 +19,7 @@ import { sessionAttemptIndexMigration } from './0018-session-attempt-index.ts'
 import { lrsCursorsMigration } from './0019-lrs-cursors.ts'
 import { sessionListIndexesMigration } from './0020-session-list-indexes.ts'
 import { lrsVersionsAndSeeksMigration } from './0022-lrs-versions-and-seeks.ts'
+import { reportRollupsMigration } from './0023-report-rollups.ts'
 
 /**
  * Migrations are listed here in order, so they are bundled with the code instead of being
@@ -47,6 +48,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0019-lrs-cursors': lrsCursorsMigration(dialect),
         '0020-session-list-indexes': sessionListIndexesMigration(dialect),
         '0022-lrs-versions-and-seeks': lrsVersionsAndSeeksMigration(dialect),
+        '0023-report-rollups': reportRollupsMigration(dialect),
       }
     },
   }

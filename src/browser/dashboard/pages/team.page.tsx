@@ -1,0 +1,142 @@
+import { useState } from 'preact/hooks'
+import { api } from '../api.client.ts'
+import { link } from '../router.ts'
+import { useSession } from '../session.ts'
+import {
+  ActionButton,
+  ActionForm,
+  DataTable,
+  day,
+  Field,
+  formValues,
+  Loader,
+  PageFrame,
+  ShownOnce,
+  useLoad,
+  useStatus,
+} from '../ui.tsx'
+
+type Role = 'owner' | 'admin' | 'viewer'
+interface User {
+  id: string
+  email: string
+  role: Role
+  created_at: string
+}
+interface Invite {
+  email: string
+  role: Role
+  invite_url: string
+  expires_at: string
+}
+
+const ROLES: Role[] = ['viewer', 'admin', 'owner']
+
+/** Owners invite users by a one-time link (no e-mail is sent: the link is shown to copy). */
+function InviteForm(props: { onInvited: () => void }) {
+  const [made, setMade] = useState<Invite | null>(null)
+  return (
+    <ActionForm
+      title="Invite a user"
+      button="Create invite link"
+      onSubmit={async (form) => {
+        const v = formValues(form)
+        setMade(await api.post<Invite>('/invites', { email: v.email, role: v.role }))
+        form.reset()
+        props.onInvited()
+        return undefined
+      }}
+    >
+      <Field label="E-mail">
+        <input name="email" type="email" required autocomplete="off" />
+      </Field>
+      <Field label="Role">
+        <select name="role">
+          <option value="viewer">Viewer (reads everything)</option>
+          <option value="admin">Admin (manages packages and webhooks)</option>
+          <option value="owner">Owner (also the team and API keys)</option>
+        </select>
+      </Field>
+      {made && (
+        <ShownOnce
+          label={`One-time link for ${made.email}`}
+          value={made.invite_url}
+          note={`Send this one-time link to ${made.email} (${made.role}); it works until ${made.expires_at.slice(0, 16).replace('T', ' ')} UTC.`}
+        />
+      )}
+    </ActionForm>
+  )
+}
+
+/** The tenant's users; owners change roles, remove users (never the last owner) and invite. */
+export function TeamPage() {
+  const { isOwner, me } = useSession()
+  const users = useLoad(() => api.get<{ users: User[] }>('/users'), [])
+  const status = useStatus()
+  const changeRole = (u: User, role: string) =>
+    status.run(async () => {
+      await api.patch(`/users/${encodeURIComponent(u.id)}`, { role })
+      users.reload()
+      return (
+        <p>
+          {u.email} is now {role}.
+        </p>
+      )
+    })
+  return (
+    <PageFrame title="Team">
+      <Loader loaded={users}>
+        {({ users: list }) => (
+          <DataTable
+            caption="Dashboard users"
+            head={['E-mail', 'Role', 'Since', '']}
+            keys={list.map((u) => u.id)}
+            rows={list.map((u) => [
+              u.email,
+              isOwner ? (
+                <select
+                  name="role"
+                  aria-label={`Role of ${u.email}`}
+                  value={u.role}
+                  onChange={(e) => void changeRole(u, e.currentTarget.value)}
+                >
+                  {ROLES.map((r) => (
+                    <option key={r} value={r}>
+                      {r}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                u.role
+              ),
+              day(u.created_at),
+              isOwner && u.id !== me.user.id ? (
+                <ActionButton
+                  label="Remove"
+                  danger
+                  name={`Remove ${u.email}`}
+                  confirm={`Remove ${u.email}? They are signed out at once.`}
+                  run={status.run}
+                  onRun={async () => {
+                    await api.delete(`/users/${encodeURIComponent(u.id)}`)
+                    users.reload()
+                    return <p>{u.email} removed.</p>
+                  }}
+                />
+              ) : (
+                ''
+              ),
+            ])}
+          />
+        )}
+      </Loader>
+      {status.node}
+      <p>
+        Owners manage the team and API keys; admins manage packages and webhooks; viewers read.{' '}
+        {isOwner ? '' : 'Only an owner can change the team. '}Your password:{' '}
+        <a href={link('/account')}>Account</a>.
+      </p>
+      {isOwner && <InviteForm onInvited={users.reload} />}
+    </PageFrame>
+  )
+}

@@ -1,0 +1,32 @@
+/**
+ * The OpenAPI description of `GET /api/customer/reports/learner-progress`: how it is computed,
+ * how precise the median is and how fast it answers (bench/report.bench.ts), in one place.
+ */
+export const LEARNER_PROGRESS_DESCRIPTION = [
+  'Sessions (attempts) started in [from, to) of the chosen mode, one line per package',
+  '(`group=package`, the default), per package and dispatch (`group=dispatch`) or per package',
+  'and learner (`group=learner`, paged by `limit` and `cursor`; CSV gives every page). Rates are',
+  '0–1; `learners` counts distinct (active) learners with a session started in the range. CSV',
+  'with `format=csv`.',
+  '',
+  '**How it is computed.** Whole UTC days come from a rollup kept per package, dispatch and day',
+  'in the same transaction as every change of a session’s status, score or time (migration 0023',
+  'back-fills it for older sessions); the hours of a partial first or last day come from those',
+  'sessions themselves, so any instant is an exact boundary. Active learners are counted exactly',
+  'from an index of (package, learner, start time). Per-learner lines are computed exactly from',
+  'the page’s sessions.',
+  '',
+  '**Median time-on-task.** Per learner: exact. Per package or dispatch: each rollup row keeps a',
+  'histogram of times in geometric buckets, 16 per doubling (a bucket spans 4.4 %), with the sum',
+  'of the times in each bucket. The median reported is the mean time of the bucket holding the',
+  'middle attempt (of the two middle buckets for an even count), so it is within 4.4 % of the',
+  'exact median, and exact when the attempts sharing that bucket have the same time. All other',
+  'figures are exact.',
+  '',
+  '**Speed** (bench/report.bench.ts, 200 000 sessions, 8 packages, 40 000 learners, 6 months;',
+  'server CPU per request, measured on a shared 2-core machine, SQLite / PostgreSQL): one package',
+  'over a quarter 10 / 11 ms; a learner page 9 / 5 ms; all packages over one month 39 / 37 ms;',
+  'all packages over all time 262 / 147 ms; per dispatch over all time 374 / 314 ms. The old',
+  'single query took 6.6 s / 2.9 s. Cost grows with the number of (package, dispatch, day) rows',
+  'and learner ids in the range, not with the sessions table. Figures: bench/README.md.',
+].join('\n')
