@@ -1,7 +1,7 @@
 import { type Clock, isoNow } from '../../shared/clock.ts'
 import { newId } from '../../shared/ids.ts'
 import type { Executor, JobsTable } from '../db/schema.ts'
-import { DEFAULT_MAX_ATTEMPTS, type EnqueueSpec } from './queue.types.ts'
+import { DEFAULT_MAX_ATTEMPTS, type EnqueueSpec, SUPERSEDED_NOTE } from './queue.types.ts'
 
 /** Rounds of upsert → "detach the old holder of the key" before giving up (only races loop). */
 const KEY_ROUNDS = 5
@@ -132,7 +132,7 @@ async function upsertPendingHolder(
 /**
  * A running, completed or failed job gives its key up, so a new job can take it. A running one is
  * superseded: a failure of it must not be retried (its attempts are raised to its maximum), as in
- * graphile-worker.
+ * graphile-worker, and a lease of it running out is not a failure (SUPERSEDED_NOTE).
  */
 async function detachNonPendingHolder(executor: Executor, key: string, now: string) {
   await executor
@@ -144,6 +144,12 @@ async function detachNonPendingHolder(executor: Executor, key: string, now: stri
         .when('status', '=', 'running')
         .then(eb.ref('max_attempts'))
         .else(eb.ref('attempts'))
+        .end(),
+      last_error: eb
+        .case()
+        .when('status', '=', 'running')
+        .then(SUPERSEDED_NOTE)
+        .else(eb.ref('last_error'))
         .end(),
       updated_at: now,
     }))

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { randomBase62 } from '../../shared/ids.ts'
 import type { Db } from '../db/database.ts'
-import type { JobStatus } from './queue.types.ts'
+import { type JobStatus, SUPERSEDED_NOTE } from './queue.types.ts'
 
 /** A job reserved for one worker until `leaseUntil`; every later write must present `leaseToken`. */
 export interface ClaimedJob {
@@ -179,12 +179,27 @@ export async function releaseJob(db: Db, now: Date, id: string, token: string): 
 
 /**
  * Running jobs whose lease expired on their last allowed attempt can never be claimed again:
- * mark them failed (clearing the token, so a very late completion is ignored). Returns the count.
+ * mark them failed (clearing the token, so a very late completion is ignored), or completed when
+ * a newer job with their key superseded them (its run does their work). Returns the count failed.
  */
 export async function failExpiredFinalAttempts(db: Db, now: Date): Promise<number> {
   const nowIso = now.toISOString()
-  const result = await db.kysely
+  const expired = db.kysely
     .updateTable('jobs')
+    .where('status', '=', 'running')
+    .where('lease_until', '<=', nowIso)
+    .whereRef('attempts', '>=', 'max_attempts')
+  await expired
+    .set({
+      status: 'completed',
+      last_error: `${SUPERSEDED_NOTE}; its lease ran out`,
+      lease_until: null,
+      lease_token: null,
+      updated_at: nowIso,
+    })
+    .where('last_error', '=', SUPERSEDED_NOTE)
+    .execute()
+  const result = await expired
     .set({
       status: 'failed',
       last_error: 'lease expired on the last attempt (worker crashed or ran past its lease)',
@@ -192,9 +207,6 @@ export async function failExpiredFinalAttempts(db: Db, now: Date): Promise<numbe
       lease_token: null,
       updated_at: nowIso,
     })
-    .where('status', '=', 'running')
-    .where('lease_until', '<=', nowIso)
-    .whereRef('attempts', '>=', 'max_attempts')
     .executeTakeFirst()
   return Number(result.numUpdatedRows)
 }

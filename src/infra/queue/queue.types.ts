@@ -5,6 +5,13 @@ export type JobStatus = 'pending' | 'running' | 'completed' | 'failed'
 export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'completed', 'failed']
 
 /**
+ * `last_error` of a running job whose key a newer job took (`jobKeyMode` replace): the newer job
+ * does its work, so when the old run's lease runs out (its worker died) it ends `completed` with
+ * this note, not `failed`; an error the old run throws still fails it.
+ */
+export const SUPERSEDED_NOTE = 'superseded by a newer job with the same key'
+
+/**
  * What to do when a job with the same `jobKey` already exists (graphile-worker's `jobKeyMode`).
  * - `replace` (default): a pending job is overwritten with the new task, payload, `runAt` and
  *   `maxAttempts`, and its attempts and last error are reset. Use it to reschedule or debounce.

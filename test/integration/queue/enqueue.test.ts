@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict'
 import { beforeEach, test } from 'node:test'
 import { createQueue, Worker } from '../../../src/infra/queue/index.ts'
+import {
+  claimJobs,
+  failExpiredFinalAttempts,
+} from '../../../src/infra/queue/job-lease.repository.ts'
 import { ManualClock } from '../../../src/shared/clock.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
 import { ownConnection, silentLogger } from './queue-test-helpers.ts'
@@ -157,6 +161,25 @@ describeEachDatabase('job queue: enqueue', (database) => {
     const freshJob = await queue.jobs.get(fresh)
     assert.equal(freshJob?.jobKey, 's')
     assert.deepEqual(freshJob?.payload, { v: 2 })
+  })
+
+  test('a superseded run whose worker died ends completed, not failed; a last attempt that dies fails', async () => {
+    const { db } = database()
+    const queue = createQueue(db, { clock })
+    const leases = new Map([['sync', 30]])
+    const old = await queue.enqueue(db.kysely, { task: 'sync', payload: { v: 1 }, jobKey: 's' })
+    const lonely = await queue.enqueue(db.kysely, { task: 'sync', maxAttempts: 1 })
+    // A worker claims both, then dies (SIGKILL): nothing completes or fails them.
+    assert.equal((await claimJobs(db, clock.now(), leases, 10)).length, 2)
+    const fresh = await queue.enqueue(db.kysely, { task: 'sync', payload: { v: 2 }, jobKey: 's' })
+    assert.notEqual(fresh, old)
+    clock.advance(31_000)
+    assert.equal(await failExpiredFinalAttempts(db, clock.now()), 1)
+    const superseded = await queue.jobs.get(old)
+    assert.equal(superseded?.status, 'completed')
+    assert.match(superseded?.lastError ?? '', /superseded by a newer job/)
+    assert.equal((await queue.jobs.get(lonely))?.status, 'failed')
+    assert.equal((await queue.jobs.get(fresh))?.status, 'pending')
   })
 
   test('rejects invalid specs', async () => {
