@@ -30,6 +30,9 @@ export const ERROR_STATUS = {
   sequence_gap: 409,
   /** A runtime commit claims to reach too far past the last applied one (docs/runtime-protocol.md). */
   sequence_jump: 409,
+  /** The SCORM 2004 sequencer refused a navigation request (details.exception: the SN book's
+   * code, docs/runtime-protocol.md §6). */
+  navigation_refused: 409,
   request_timeout: 408,
   precondition_failed: 412,
   payload_too_large: 413,

@@ -33,9 +33,14 @@ const PHONE = { width: 390, height: 844 }
 const SHOTS = process.env.PLAYER_SCREENSHOTS ?? join(tmpdir(), 'courseport-player-screenshots')
 
 /** Part one finishes only in onbeforeunload, as authoring-tool templates do; it also tries a bad value. */
+/*
+ * SCORM 2004's default control mode is flow="false" choice="true" (IMS SS): a course whose
+ * learner moves on with Continue says flow="true", as these do.
+ */
 const FINISH_IN_BEFOREUNLOAD: TestPackage = {
   version: '2004',
   title: 'Finishing on unload',
+  controlMode: { flow: true },
   items: [
     {
       id: 'one',
@@ -58,6 +63,7 @@ window.onbeforeunload = function () {
 const TWO_PARTS: TestPackage = {
   version: '2004',
   title: 'Two parts',
+  controlMode: { flow: true },
   items: [
     {
       id: 'p1',
@@ -207,7 +213,8 @@ describeEachDatabase('the player against the real server', (database) => {
         PREREQUISITES_12,
         SINGLE,
         twoSimple('Flow off', { flow: false }),
-        twoSimple('Choice off', { choice: false }),
+        // flow="false" with choice="false" would leave nothing to deliver (SB.2.5, NB.2.1-10).
+        twoSimple('Choice off', { flow: true, choice: false }),
       ]
       for (const p of all) {
         packages.set(p, await api.uploadZip(buildTestPackage(p), `${p.title}.zip`))
@@ -362,7 +369,9 @@ describeEachDatabase('the player against the real server', (database) => {
     )
     await page.keyboard.press('Escape')
 
-    await player.getByRole('button', { name: 'Exit' }).click()
+    // Under the server's sequencer Exit is a menu: Exit course is Exit All.
+    await player.getByRole('button', { name: 'Exit', exact: true }).click()
+    await player.getByRole('button', { name: 'Exit course' }).click()
     await player.getByRole('heading', { name: 'Course complete' }).waitFor()
     assert.equal(await player.locator('iframe.cp-frame').count(), 0)
     await page.screenshot({ path: join(SHOTS, 'exit-phone.png') })
@@ -395,19 +404,25 @@ describeEachDatabase('the player against the real server', (database) => {
     await page.close()
   })
 
-  test('flow off: no Previous/Continue, the contents still open any part; choice off: Continue works, the contents are only a list', {
+  test('flow off (the 2004 default): the learner starts from the contents, no Previous/Continue; choice off: Continue works, no contents to pick from', {
     timeout: TEST_TIMEOUT,
   }, async (t) => {
     if (!browser) return t.skip(skipReason)
     const flowOff = await launch('Flow off', 'flo@example.com')
     let learner = await open(browser, flowOff.launch_url)
     let { player } = learner
+    const toc = () => player.getByRole('navigation', { name: 'Contents' })
+    // The root does not flow: nothing is delivered until the learner picks a part.
+    await player.getByRole('heading', { name: 'Choose a part to open.' }).waitFor()
+    assert.equal(await player.locator('iframe.cp-frame').count(), 0)
+    await toc()
+      .getByRole('button', { name: /^Part one/ })
+      .click()
     await scoReady(player, 'Part one')
     const controls = player.locator('.cp-controls')
     assert.equal(await controls.getByRole('button', { name: 'Continue' }).isDisabled(), true)
     assert.equal(await controls.getByRole('button', { name: 'Previous' }).isDisabled(), true)
     assert.equal(await scoEval(player, `api.GetValue('adl.nav.request_valid.continue')`), 'false')
-    const toc = () => player.getByRole('navigation', { name: 'Contents' })
     await toc()
       .getByRole('button', { name: /^Part two/ })
       .click()
@@ -418,8 +433,8 @@ describeEachDatabase('the player against the real server', (database) => {
     learner = await open(browser, choiceOff.launch_url)
     player = learner.player
     await scoReady(player, 'Part one')
-    assert.equal(await toc().getByRole('button').count(), 0, 'no entry can be picked')
-    assert.match((await toc().textContent()) ?? '', /Part two/)
+    // No entry can be chosen, so the sequencer offers no table of contents (tocEnabled false).
+    assert.equal(await toc().count(), 0, 'no contents to pick from')
     assert.equal(
       await scoEval(player, `api.GetValue('adl.nav.request_valid.choice.{target=x2}')`),
       'false',

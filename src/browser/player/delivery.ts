@@ -35,7 +35,8 @@ export interface OpenDeliveryOptions {
   readonly sessionId: string
   readonly runtimeToken: string
   readonly client: RuntimeClient
-  readonly navigator: Navigator
+  /** Answers adl.nav.request_valid.* (the flow navigator, or the sequencer's last word). */
+  readonly navigator: Pick<Navigator, 'requestValid'>
   readonly dataModelOptions: DataModelOptions
   readonly storage: OutboxStorage | null
   readonly onTerminate: (delivery: Delivery, summary: TerminateSummary) => void

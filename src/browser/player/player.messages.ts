@@ -68,6 +68,22 @@ export function endMessage(reason: EndReason, left: LeftState): Message {
   }
 }
 
+/** The sequencer said no to a move (SCORM 2004): the course's rules do not allow it now. */
+export function refusedMessage(next?: ScreenAction): Message {
+  return {
+    title: 'That step is not available now.',
+    text: 'The course decides the order of its parts. Choose another way on.',
+    ...(next ? { actions: [next] } : {}),
+  }
+}
+
+/** Nothing is being shown and the course goes on: the learner picks from the contents. */
+export function pickMessage(hasContents: boolean): Message {
+  return hasContents
+    ? { title: 'Choose a part to open.', text: 'Pick one from the contents.' }
+    : { title: 'There is nothing to open now.', text: 'You can close this window.' }
+}
+
 /** The notice after a SCO ended without asking for anything. */
 export function finishedMessage(
   next: ScreenAction | undefined,

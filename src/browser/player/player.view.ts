@@ -4,12 +4,31 @@
  * message screen, and the previous/continue bar. Text only ever goes in through textContent.
  */
 import type { NavItem } from './navigator.ts'
+import type { ContentsEntry } from './sequencer.navigator.ts'
 
 export interface ViewHandlers {
   previous(): void
   next(): void
   choose(id: string): void
   exit(): void
+  /** One of the leave menu's actions (SCORM 2004 under the sequencer, see setLeaveMenu). */
+  leave?(id: LeaveId): void
+}
+
+/** The ways out a sequenced course offers: Exit (this activity), Suspend All, Exit All. */
+export type LeaveId = 'exit' | 'suspendAll' | 'exitAll'
+
+export interface LeaveAction {
+  readonly id: LeaveId
+  readonly enabled: boolean
+  readonly hidden: boolean
+}
+
+/** What each way out is called; the menu lists them in this order. */
+const LEAVE_LABELS: Record<LeaveId, string> = {
+  exit: 'Exit this part',
+  suspendAll: 'Save and exit',
+  exitAll: 'Exit course',
 }
 
 /** What the contents show next to an item; never colour alone (a glyph and words too). */
@@ -46,8 +65,13 @@ export interface Message {
 export interface ControlsState {
   readonly canPrevious: boolean
   readonly canNext: boolean
+  /** Not drawn at all (the sequencer's hideLMSUI). Default false. */
+  readonly hidePrevious?: boolean
+  readonly hideNext?: boolean
   /** "Part 2 of 5". */
   readonly position: string
+  /** A move is under way (shown as `data-busy` on the root, for styles and tests). */
+  readonly busy?: boolean
 }
 
 export interface PlayerView {
@@ -55,6 +79,18 @@ export interface PlayerView {
   setCourse(title: string, items: readonly NavItem[], choice: boolean): void
   setCurrent(id: string | undefined): void
   setItemState(id: string, state: ItemState): void
+  /**
+   * The contents as the sequencer gives them (SCORM 2004 under the server's sequencer): replaces
+   * setCourse's list; selectable entries are buttons, the others are shown but cannot be picked.
+   */
+  setContents(entries: readonly ContentsEntry[]): void
+  /**
+   * Turns the top bar's Exit into a menu of these ways out (hidden ones left out, disabled ones
+   * greyed); the Exit button itself is hidden when none is shown. Undefined: a plain Exit.
+   */
+  setLeaveMenu(actions: readonly LeaveAction[] | undefined): void
+  /** Changes only the mark of a setContents entry (the SCO reported a status meanwhile). */
+  setItemMark(id: string, mark: ItemMark): void
   setControls(state: ControlsState): void
   /**
    * Shows or hides the contents, the previous/continue bar, the top bar (default: shown with the
@@ -102,8 +138,24 @@ export function createPlayerView(root: HTMLElement, handlers: ViewHandlers): Pla
   courseState.setAttribute('role', 'status')
   const exit = el('button', 'cp-exit', 'Exit')
   exit.type = 'button'
-  exit.addEventListener('click', () => handlers.exit())
-  bar.append(menu, title, courseState, save, exit)
+  const leaveMenu = el('div', 'cp-leave')
+  leaveMenu.id = 'cp-leave'
+  leaveMenu.setAttribute('role', 'group')
+  leaveMenu.setAttribute('aria-label', 'Leave')
+  leaveMenu.hidden = true
+  let leaveActions: readonly LeaveAction[] | undefined
+  const setLeaveOpen = (open: boolean) => {
+    leaveMenu.hidden = !open
+    if (leaveActions) exit.setAttribute('aria-expanded', String(open))
+  }
+  exit.addEventListener('click', () => {
+    if (!leaveActions) return handlers.exit()
+    setLeaveOpen(leaveMenu.hidden === true)
+    if (!leaveMenu.hidden) leaveMenu.querySelector<HTMLButtonElement>('button:enabled')?.focus()
+  })
+  const leaveWrap = el('div', 'cp-leave-wrap')
+  leaveWrap.append(exit, leaveMenu)
+  bar.append(menu, title, courseState, save, leaveWrap)
 
   const body = el('div', 'cp-body')
   const toc = el('nav', 'cp-toc')
@@ -148,10 +200,19 @@ export function createPlayerView(root: HTMLElement, handlers: ViewHandlers): Pla
   menu.addEventListener('click', () => setTocOpen(root.dataset.toc !== 'open'))
   backdrop.addEventListener('click', () => setTocOpen(false))
   doc.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && !leaveMenu.hidden) {
+      setLeaveOpen(false)
+      exit.focus()
+      return
+    }
     if (e.key === 'Escape' && narrow?.matches && root.dataset.toc === 'open') {
       setTocOpen(false)
       menu.focus()
     }
+  })
+  // A click anywhere else closes the leave menu, as a menu does.
+  doc.addEventListener('click', (e) => {
+    if (!leaveMenu.hidden && !leaveWrap.contains(e.target as Node)) setLeaveOpen(false)
   })
   prev.addEventListener('click', () => handlers.previous())
   next.addEventListener('click', () => handlers.next())
@@ -220,6 +281,96 @@ export function createPlayerView(root: HTMLElement, handlers: ViewHandlers): Pla
       entry.words.textContent = said[0] ? `, ${said[0]}` : ''
       if (node instanceof HTMLButtonElement) node.disabled = state.locked
     },
+    setContents(entries) {
+      // A keyboard user inside the contents keeps their place: focus goes to the new current entry.
+      const hadFocus = tocList.contains(doc.activeElement)
+      tocList.replaceChildren()
+      tocButtons.clear()
+      tocEntries.clear()
+      for (const entry of entries) {
+        const li = el('li', 'cp-toc-item')
+        li.style.setProperty('--level', String(Math.max(0, Math.min(entry.level, 8))))
+        li.dataset.mark = entry.mark
+        // A cluster that cannot be picked is a heading, as in a course without sequencing.
+        if (entry.cluster && !entry.selectable) {
+          li.classList.add('cp-toc-heading-item')
+          li.append(el('span', 'cp-toc-label', entry.title))
+          tocList.append(li)
+          continue
+        }
+        const node = el('button', 'cp-toc-link')
+        node.type = 'button'
+        const m = MARKS[entry.mark]
+        const mark = el('span', 'cp-toc-mark', m.glyph)
+        mark.setAttribute('aria-hidden', 'true')
+        const said = [m.words, entry.selectable || entry.current ? '' : 'not available now']
+        const words = el(
+          'span',
+          'cp-sr',
+          said
+            .filter(Boolean)
+            .map((w) => `, ${w}`)
+            .join(''),
+        )
+        node.append(mark, el('span', 'cp-toc-text', entry.title), words)
+        node.disabled = !entry.selectable
+        if (entry.current) node.setAttribute('aria-current', 'step')
+        node.addEventListener('click', () => {
+          if (narrow?.matches) setTocOpen(false)
+          handlers.choose(entry.id)
+        })
+        li.append(node)
+        tocButtons.set(entry.id, node)
+        tocEntries.set(entry.id, { li, mark, words })
+        tocList.append(li)
+      }
+      if (hadFocus) tocList.querySelector<HTMLElement>('[aria-current="step"]')?.focus()
+    },
+    setItemMark(id, mark) {
+      const entry = tocEntries.get(id)
+      const node = tocButtons.get(id)
+      if (!entry || !node) return
+      const m = MARKS[mark]
+      entry.li.dataset.mark = mark
+      entry.mark.textContent = m.glyph
+      const closed =
+        node instanceof HTMLButtonElement && node.disabled && !node.hasAttribute('aria-current')
+      const said = [m.words, closed ? 'not available now' : '']
+      entry.words.textContent = said
+        .filter(Boolean)
+        .map((w) => `, ${w}`)
+        .join('')
+    },
+    setLeaveMenu(actions) {
+      leaveActions = actions
+      leaveMenu.replaceChildren()
+      if (!actions) {
+        exit.removeAttribute('aria-expanded')
+        exit.removeAttribute('aria-controls')
+        exit.dataset.menu = 'false'
+        setLeaveOpen(false)
+        return
+      }
+      exit.setAttribute('aria-controls', leaveMenu.id)
+      exit.setAttribute('aria-expanded', String(!leaveMenu.hidden))
+      exit.dataset.menu = 'true'
+      const shown = (['exit', 'suspendAll', 'exitAll'] as const)
+        .map((id) => actions.find((a) => a.id === id))
+        .filter((a): a is LeaveAction => a !== undefined && !a.hidden)
+      for (const a of shown) {
+        const b = el('button', 'cp-leave-action', LEAVE_LABELS[a.id])
+        b.type = 'button'
+        b.disabled = !a.enabled
+        b.dataset.leave = a.id
+        b.addEventListener('click', () => {
+          setLeaveOpen(false)
+          handlers.leave?.(a.id)
+        })
+        leaveMenu.append(b)
+      }
+      exit.dataset.none = String(shown.length === 0)
+      if (shown.length === 0) setLeaveOpen(false)
+    },
     setCurrent(id) {
       for (const [itemId, node] of tocButtons) {
         if (itemId === id) node.setAttribute('aria-current', 'step')
@@ -229,7 +380,10 @@ export function createPlayerView(root: HTMLElement, handlers: ViewHandlers): Pla
     setControls(state) {
       prev.disabled = !state.canPrevious
       next.disabled = !state.canNext
+      prev.hidden = state.hidePrevious === true
+      next.hidden = state.hideNext === true
       position.textContent = state.position
+      root.dataset.busy = String(state.busy === true)
     },
     setChrome(visible) {
       // Shown again: back to the default for the screen size (sidebar open, drawer closed).
@@ -240,6 +394,7 @@ export function createPlayerView(root: HTMLElement, handlers: ViewHandlers): Pla
       backdrop.hidden = !visible.toc
       controls.hidden = !visible.controls
       exit.hidden = !(visible.exit ?? showBar)
+      if (exit.hidden) setLeaveOpen(false)
       // Without a bar the SCO fills the viewport; a save warning still brings the bar back.
       root.dataset.chrome = showBar ? 'full' : 'bare'
       if (!visible.toc) setTocOpen(false)

@@ -3,6 +3,32 @@
  * (docs/runtime-protocol.md). Only what the player reads is typed; the server may send more.
  */
 import type { Delta, LaunchData, ScormVersion } from '../../modules/scorm/data-model/index.ts'
+import type { UiState } from '../../modules/scorm/sequencing/index.ts'
+
+/** What the sequencer decided the player may show (`uiState`), as JSON from the server. */
+export type SequencingUi = UiState
+
+/** The requests `POST …/navigation` takes (SCORM 2004 navigation requests). */
+export type NavigationRequestName =
+  | 'start'
+  | 'resumeAll'
+  | 'continue'
+  | 'previous'
+  | 'choice'
+  | 'jump'
+  | 'exit'
+  | 'exitAll'
+  | 'suspendAll'
+  | 'abandon'
+  | 'abandonAll'
+
+/** adl.nav.request_valid.* as the sequencer answered them at the delivery. */
+export interface RequestValidAnswers {
+  readonly continue: boolean
+  readonly previous: boolean
+  readonly choice: Readonly<Record<string, boolean>>
+  readonly jump: Readonly<Record<string, boolean>>
+}
 
 export interface StartItem {
   readonly id: string
@@ -38,6 +64,15 @@ export interface StartResponse {
   readonly current_item_id?: string | null
   /** Accepts the data model's own names and the protocol document's `suspendDataMax12`. */
   readonly data_model_options?: Readonly<Record<string, number | boolean | undefined>>
+  /** 'review' for a finished attempt: shown as it was, nothing stored. */
+  readonly mode?: string
+  /**
+   * SCORM 2004 under the server's sequencer: the controls and contents now. Its presence is what
+   * makes the player send every navigation to the server (`POST …/navigation`).
+   */
+  readonly ui?: SequencingUi
+  /** The attempt was left with Suspend All: the player opens it with Resume All. */
+  readonly suspended?: boolean
 }
 
 export interface DeliveryResponse {
@@ -48,6 +83,30 @@ export interface DeliveryResponse {
   readonly href?: string | null
   /** Same shape as in the start response; when present it wins. */
   readonly data_model_options?: Readonly<Record<string, number | boolean | undefined>>
+  /** SCORM 2004 under the sequencer: the controls and contents for this delivery. */
+  readonly ui?: SequencingUi
+  readonly request_valid?: RequestValidAnswers
+}
+
+/** Body of `POST …/navigation`. */
+export interface NavigationBody {
+  readonly request: NavigationRequestName
+  /** The item of a choice or jump. */
+  readonly target?: string
+  /** The delivery being left; its outbox is drained before the call. */
+  readonly delivery_id?: string
+}
+
+/** Why a sequencing session ended. */
+export type EndedReason = 'completed' | 'suspended' | 'exited'
+
+/** The answer to `POST …/navigation`. */
+export interface NavigationAnswer {
+  /** The item to launch now, or null (the session ended, or the learner must pick). */
+  readonly delivery: DeliveryResponse | null
+  readonly ended: { readonly reason: EndedReason; readonly attempt_ended: boolean } | null
+  /** The controls and contents now; null once the session has ended. */
+  readonly ui: SequencingUi | null
 }
 
 /** A SetValue the data model refused, reported with the next commit (for support, not stored). */

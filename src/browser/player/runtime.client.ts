@@ -8,6 +8,8 @@ import type { SendOutcome } from './outbox.ts'
 import type {
   CommitBody,
   DeliveryResponse,
+  NavigationAnswer,
+  NavigationBody,
   RefusedCall,
   SessionSummary,
   StartResponse,
@@ -20,12 +22,15 @@ export class RuntimeCallError extends Error {
   readonly status: number
   readonly code: string
   readonly retryable: boolean
-  constructor(status: number, code: string, message: string) {
+  /** The error's `details` (e.g. `{ exception }` of a refused navigation request). */
+  readonly details: unknown
+  constructor(status: number, code: string, message: string, details?: unknown) {
     super(message)
     this.name = 'RuntimeCallError'
     this.status = status
     this.code = code
     this.retryable = isRetryable(status)
+    this.details = details
   }
 }
 
@@ -42,6 +47,11 @@ export interface RuntimeClientOptions {
 export interface RuntimeClient {
   start(launchToken: string): Promise<StartResponse>
   delivery(runtimeToken: string, itemId: string): Promise<DeliveryResponse>
+  /**
+   * A SCORM 2004 navigation request; the sequencer on the server decides. A refusal throws a
+   * RuntimeCallError with status 409 and code `navigation_refused` (`details.exception`).
+   */
+  navigate(runtimeToken: string, body: NavigationBody): Promise<NavigationAnswer>
   commit(
     runtimeToken: string,
     deliveryId: string,
@@ -77,8 +87,9 @@ export function createRuntimeClient(options: RuntimeClientOptions): RuntimeClien
     const response = await call(path, body, token)
     const parsed = await readJson(response)
     if (!response.ok) {
-      const { code, message } = errorOf(parsed)
-      throw new RuntimeCallError(response.status, code, message || `HTTP ${response.status}`)
+      const { code, message, details } = errorOf(parsed)
+      const text = message || `HTTP ${response.status}`
+      throw new RuntimeCallError(response.status, code, text, details)
     }
     return parsed as T
   }
@@ -88,6 +99,7 @@ export function createRuntimeClient(options: RuntimeClientOptions): RuntimeClien
     start: (launchToken) => json<StartResponse>('/start', { token: launchToken }),
     delivery: (runtimeToken, itemId) =>
       json<DeliveryResponse>('/deliveries', { item_id: itemId }, runtimeToken),
+    navigate: (runtimeToken, body) => json<NavigationAnswer>('/navigation', body, runtimeToken),
     async commit(runtimeToken, deliveryId, delta, refused) {
       const body: CommitBody = {
         delivery_id: deliveryId,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../context.ts'
 import type { CommitOutcome, Metrics } from '../../infra/metrics/index.ts'
+import { parseNavigationInput } from '../../modules/runtime/navigation-input.ts'
 import { AppError, isAppError } from '../../shared/app-error.ts'
 
 function bearer(request: FastifyRequest, body: unknown): string | undefined {
@@ -81,6 +82,20 @@ export async function runtimeRoutes(
         request.params.sessionId,
         bearer(request, body),
         body.item_id,
+        request.host,
+      )
+    },
+  )
+
+  app.post<{ Params: { sessionId: string } }>(
+    '/runtime/sessions/:sessionId/navigation',
+    options,
+    async (request) => {
+      const body = objectBody(request.body)
+      return runtime.navigate(
+        request.params.sessionId,
+        bearer(request, body),
+        parseNavigationInput(body),
         request.host,
       )
     },

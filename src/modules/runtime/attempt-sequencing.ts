@@ -7,6 +7,7 @@
  */
 import type { Executor } from '../../infra/db/schema.ts'
 import type { ScoStatesTable, SessionsTable } from '../../infra/db/tables/sessions.ts'
+import { findVersion } from '../packages/package.repository.ts'
 import type { StoredManifest } from '../packages/package-ingest.ts'
 import { evaluateCompletionStatus, evaluateSuccessStatus } from '../scorm/data-model/index.ts'
 import {
@@ -20,13 +21,42 @@ import {
   type TrackingState,
 } from '../scorm/sequencing/index.ts'
 import { scopeOfSession } from '../sessions/session.mapper.ts'
-import * as sessions from '../sessions/session.repository.ts'
+import { saveRolledUpState } from './sequencing-state.repository.ts'
 import * as repo from './shared-stores.repository.ts'
 
 /** A package version's activity tree and the global objective ids it refers to. */
 export interface Sequencing {
   tree: ActivityTree
   globalIds: string[]
+  /** Activities the tree can deliver (its leaves). */
+  leaves: number
+}
+
+/**
+ * Whether the sequencer decides when an attempt ends: SCORM 2004 content with more than one
+ * activity to deliver. Its attempt ends when a navigation ends it (exit all, the flow past the
+ * end: the session is then closed), not when the root rolls up to completed — a root can
+ * complete before the learner has seen the last SCO (CTS OB-10a, RU-13e). A one-SCO course (and
+ * SCORM 1.2, and content the engine cannot sequence) ends when it is completed or passed.
+ */
+export function sequencerEndsAttempt(seq: Sequencing | null): boolean {
+  return seq !== null && seq.leaves > 1
+}
+
+/**
+ * `sequencerEndsAttempt` for a session row, for the launch that decides between resuming an
+ * attempt and starting a new one (it reads the version only for a completed open attempt).
+ */
+export async function sequencerEndsAttemptOf(
+  db: Executor,
+  session: SessionsTable,
+): Promise<boolean> {
+  if (session.scorm_version !== '2004') return false
+  const scope = scopeOfSession(session)
+  const row = await findVersion(db, scope, session.package_id, session.version_id)
+  if (!row) return false
+  const manifest = JSON.parse(row.manifest) as StoredManifest
+  return sequencerEndsAttempt(sequencingOf(session.version_id, '2004', manifest))
 }
 
 /** Trees are kept per version (versions are immutable); bounded like the runtime's caches. */
@@ -48,7 +78,8 @@ export function sequencingOf(
   if (version === '2004' && manifest.scorm) {
     try {
       const tree = buildActivityTree(manifest.scorm)
-      built = { tree, globalIds: globalObjectiveIds(tree) }
+      const leaves = Object.values(tree.activities).filter((a) => a.children.length === 0).length
+      built = { tree, globalIds: globalObjectiveIds(tree), leaves }
     } catch {
       built = null
     }
@@ -109,7 +140,7 @@ export async function saveTrackingState(
   state: TrackingState,
 ): Promise<string> {
   const json = JSON.stringify(state)
-  await sessions.saveSequencingState(db, scopeOfSession(session), session.id, json)
+  await saveRolledUpState(db, scopeOfSession(session), session.id, json)
   return json
 }
 

@@ -224,10 +224,14 @@ export async function finishDelivery(
     { navRequest: values['adl.nav.request'] },
   )
   // What ending evaluated (statuses, total time) is recorded for elements this launch holds; an
-  // element it never had (a status a fresh launch never set) keeps the value recorded before.
+  // element it never had (a status a fresh launch never set) keeps the value recorded before,
+  // and is not recorded as the data model's default `unknown`: this launch's recorded elements
+  // are what it reported to the sequencer (delivery-results.ts), where a SCO's own `unknown`
+  // counts (CTS CM-15) and a default must not (it would hide a cmi.objectives entry, OB-06).
   const evaluated = changedElements(values, outcome.values)
   for (const element of Object.keys(evaluated)) {
-    if (values[element] === undefined && launch.record[element] !== undefined) {
+    const never = values[element] === undefined
+    if (never && (launch.record[element] !== undefined || evaluated[element] === 'unknown')) {
       delete evaluated[element]
     }
   }

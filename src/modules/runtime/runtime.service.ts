@@ -7,9 +7,13 @@ import type { Clock } from '../../shared/clock.ts'
 import { audienceMatches, contentOriginsOf, tokenAudience } from '../../shared/content-origin.ts'
 import { signToken, type TokenPurpose, verifyToken } from '../../shared/signed-token.ts'
 import type { Delta } from '../scorm/data-model/index.ts'
+import { createTrackingState, uiState } from '../scorm/sequencing/index.ts'
 import { playedOrganization } from '../sessions/course-items.ts'
 import { scopeOfSession } from '../sessions/session.mapper.ts'
-import { DeliveryService, inReview } from './delivery.service.ts'
+import { readGlobals, storedState } from './attempt-sequencing.ts'
+import { inReview } from './delivery-launch.ts'
+import { NavigationService } from './navigation.service.ts'
+import type { NavigationInput } from './navigation-input.ts'
 import { findScoStates } from './runtime.repository.ts'
 import { RuntimeCommits } from './runtime-commits.ts'
 import { RuntimeLoader } from './runtime-loader.ts'
@@ -44,18 +48,22 @@ function isDelta(value: unknown): value is Delta {
 /**
  * The server side of the player (docs/runtime-protocol.md): checks every call's signed token,
  * then exchanges a launch token for content and runtime tokens (`start`), starts SCO deliveries
- * (DeliveryService) and applies commits (RuntimeCommits).
+ * and runs navigation requests (NavigationService) and applies commits (RuntimeCommits).
  */
 export class RuntimeService {
   readonly #deps: RuntimeServiceDeps
   readonly #loader: RuntimeLoader
-  readonly #deliveries: DeliveryService
+  readonly #navigation: NavigationService
   readonly #commits: RuntimeCommits
 
   constructor(deps: RuntimeServiceDeps) {
     this.#deps = deps
     this.#loader = new RuntimeLoader(deps.clock)
-    this.#deliveries = new DeliveryService({ db: deps.db, clock: deps.clock, loader: this.#loader })
+    this.#navigation = new NavigationService({
+      db: deps.db,
+      clock: deps.clock,
+      loader: this.#loader,
+    })
     this.#commits = new RuntimeCommits({
       runner: deps.commits,
       clock: deps.clock,
@@ -93,10 +101,9 @@ export class RuntimeService {
   async start(sessionId: string, launchToken: string | undefined, host?: string) {
     this.#verify('launch', launchToken, sessionId, host)
     const { db, config, clock } = this.#deps
-    const { session, version, items, manifest, blobPrefix, options } = await this.#loader.load(
-      db,
-      sessionId,
-    )
+    const { session, version, items, manifest, blobPrefix, options, sequencing } =
+      await this.#loader.load(db, sessionId)
+    const review = inReview({ session, sequencing })
     const expires = new Date(clock.now().getTime() + TOKEN_TTL_MS)
     const aud = tokenAudience(contentOriginsOf(config), session.tenant_id)
     const content = { p: blobPrefix, sid: session.id, aud }
@@ -129,12 +136,23 @@ export class RuntimeService {
       navigation: { flow: controlMode?.flow !== false, choice: controlMode?.choice !== false },
       current_item_id: session.current_item_id ?? firstLaunchable?.id ?? null,
       /** 'review' when the attempt is finished: it can be read, not changed. */
-      mode: inReview(session) ? 'review' : 'normal',
+      mode: review ? 'review' : 'normal',
       data_model_options: options,
+      // SCORM 2004 with a sequencer: the controls and table of contents before the first
+      // navigation request, so the player can draw them at once.
+      ...(sequencing &&
+        !review && {
+          ui: uiState(sequencing.tree, storedState(session) ?? createTrackingState(), {
+            globals: await readGlobals(db, session, sequencing),
+          }),
+        }),
     }
   }
 
-  /** Starts one launch of an item (DeliveryService.create). */
+  /**
+   * Starts one launch of an item (NavigationService.deliver): any item without a sequencer, the
+   * Current Activity (or an item the sequencer lets the learner choose) with one.
+   */
   async createDelivery(
     sessionId: string,
     runtimeToken: string | undefined,
@@ -142,7 +160,18 @@ export class RuntimeService {
     host?: string,
   ) {
     this.#verify('runtime', runtimeToken, sessionId, host)
-    return this.#deliveries.create(sessionId, itemId)
+    return this.#navigation.deliver(sessionId, itemId)
+  }
+
+  /** One navigation request (docs/runtime-protocol.md §6). */
+  async navigate(
+    sessionId: string,
+    runtimeToken: string | undefined,
+    input: NavigationInput,
+    host?: string,
+  ) {
+    this.#verify('runtime', runtimeToken, sessionId, host)
+    return this.#navigation.navigate(sessionId, input)
   }
 
   /** Applies one delta; see docs/runtime-protocol.md for the answers. */

@@ -16,6 +16,7 @@ import { type CourseLaunchInput, createCmi5Services } from '../cmi5/index.ts'
 import { recordAuditEvent } from '../events/audit-event.repository.ts'
 import * as packages from '../packages/package.repository.ts'
 import { recordSessionResult } from '../reports/progress-rollup.repository.ts'
+import { sequencerEndsAttemptOf } from '../runtime/attempt-sequencing.ts'
 import { findPlan, findTenant } from '../tenants/tenant.cross-tenant.repository.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import { recordActiveLearner } from '../usage/usage.service.ts'
@@ -172,6 +173,9 @@ async function currentAttempt(
   const status = await recomputedStatus(trx, open)
   const finished =
     !status || isFinished({ completion_status: status.completion, success_status: status.success })
+  // A multi-SCO SCORM 2004 attempt ends when its sequencer ends it (and closes it), not when its
+  // root rolls up to completed (runtime/attempt-sequencing.ts).
+  if (finished && (await sequencerEndsAttemptOf(trx, open))) return open
   if (finished) {
     await repo.updateSession(trx, scope, open.id, { open: 0, updated_at: at })
     return undefined

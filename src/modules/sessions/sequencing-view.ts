@@ -6,8 +6,19 @@ import type { Executor } from '../../infra/db/schema.ts'
 import type { SessionsTable } from '../../infra/db/tables/sessions.ts'
 import { findVersion } from '../packages/package.repository.ts'
 import type { StoredManifest } from '../packages/package-ingest.ts'
-import { readGlobals, sequencingOf, storedState } from '../runtime/attempt-sequencing.ts'
-import { createTrackingState, type GlobalObjective, uiState } from '../scorm/sequencing/index.ts'
+import {
+  readGlobals,
+  sequencerEndsAttempt,
+  sequencingOf,
+  storedState,
+} from '../runtime/attempt-sequencing.ts'
+import { pendingResults } from '../runtime/delivery-results.ts'
+import {
+  createTrackingState,
+  type GlobalObjective,
+  rollupSession,
+  uiState,
+} from '../scorm/sequencing/index.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 
 type Status<T extends string> = T | 'unknown'
@@ -71,8 +82,15 @@ export async function sequencingView(
   const manifest = JSON.parse(row.manifest) as StoredManifest
   const seq = sequencingOf(session.version_id, '2004', manifest)
   if (!seq) return undefined
-  const state = storedState(session) ?? createTrackingState()
-  const globals = await readGlobals(db, session, seq)
+  const stored = storedState(session) ?? createTrackingState()
+  const read = await readGlobals(db, session, seq)
+  // The SCO being attempted counts as its results say, as in the session's status: they are
+  // recorded when the navigation leaves it (an Abandon drops them; docs/sequencing.md).
+  const pending = sequencerEndsAttempt(seq) ? await pendingResults(db, session) : {}
+  const { state, globals } =
+    Object.keys(pending).length > 0
+      ? rollupSession(seq.tree, stored, pending, { globals: read })
+      : { state: stored, globals: read }
   const { toc } = uiState(seq.tree, state, { globals })
   const activities = toc.map((entry): ActivityView => {
     const def = seq.tree.activities[entry.id]

@@ -9,9 +9,11 @@ import {
   rollupInput,
   type Sequencing,
   saveTrackingState,
+  sequencerEndsAttempt,
   sequencingOf,
   writeGlobals,
 } from '../runtime/attempt-sequencing.ts'
+import { pendingResults } from '../runtime/delivery-results.ts'
 import { findScoStates } from '../runtime/runtime.repository.ts'
 import type { ScoResults } from '../scorm/sequencing/index.ts'
 import { courseItems, trackedItems } from './course-items.ts'
@@ -69,8 +71,8 @@ export function statusOfRow(row: ScoStatesTable): ScoStatus {
  * Recomputes the session from its SCOs (`sessionStatus`, the one rollup) and writes the session
  * events its transitions cause, in the caller's transaction: `session.completed` once when it
  * reaches completed (a passed session is completed too), `session.failed` once when a launch ends
- * with the session failed, `session.suspended` each time the learner leaves mid-course with
- * suspend. Each event carries the session as just computed, so its payload always agrees with
+ * with the session failed, `session.suspended` when the session becomes suspended (the learner
+ * leaves mid-course with suspend; once per sitting, however many requests say so). Each event carries the session as just computed, so its payload always agrees with
  * its name. In-progress commits never write an event otherwise.
  */
 export async function updateSessionProgress(
@@ -164,7 +166,11 @@ async function recordSessionEvents(
     next.failed_event_at = input.at
     await event('session.failed')
   }
-  if (input.ended?.suspended && !reachedCompletion) await event('session.suspended')
+  // The transition into suspended, once: a Suspend All after a final commit with cmi.exit
+  // suspend ends the same sitting twice (the commit, then the navigation). A new delivery
+  // takes the session out of suspended (delivery-launch.ts), so each sitting left suspended
+  // counts.
+  if (next.suspended === 1 && session.suspended !== 1) await event('session.suspended')
 }
 
 /** What a SCORM 2004 progress update gives the engine. */
@@ -177,7 +183,9 @@ export interface SequencingInput {
 
 /**
  * The SCORM 2004 status: the engine's rollup from the attempt's stored tracking state and the
- * SCO's new results, with the state and changed global objectives written in the caller's
+ * SCO's new results. A multi-SCO course's results are provisional (only the status is written;
+ * the navigation that leaves the SCO records them, docs/sequencing.md); a one-SCO course's are
+ * recorded at once, the state and changed global objectives written in the caller's
  * transaction. The fast path: a commit that reports nothing new to an attempt that has a state
  * keeps the session's status as stored (it cannot have changed), without reading anything.
  */
@@ -209,8 +217,15 @@ async function engineStatus(
     }
   }
   const base = rollupInput(session, scos)
-  if (itemId !== null && results) base.results[itemId] = { ...base.results[itemId], ...results }
   const globals = await readGlobals(trx, session, seq)
+  if (sequencerEndsAttempt(seq)) {
+    // Provisional: the SCO's results reach the tracking state and the global objectives when
+    // its attempt ends, by the navigation that leaves it (End Attempt) — an Abandon throws them
+    // away. Until then the session shows the rollup with them, written nowhere else.
+    const engine = { ...(await withPending(trx, session, base)), tree: seq.tree, globals }
+    return { rollup: sessionStatus('2004', input.itemCount, statuses, engine) }
+  }
+  if (itemId !== null && results) base.results[itemId] = { ...base.results[itemId], ...results }
   const r = sessionStatus('2004', input.itemCount, statuses, { ...base, tree: seq.tree, globals })
   if (!r.engine) return { rollup: r }
   await writeGlobals(trx, session, seq, globals, r.engine.globals, input.at)
@@ -239,6 +254,21 @@ export async function recomputedStatus(
   if (!seq) return sessionStatus(session.scorm_version, items, statuses)
   // Global objectives another course changed since may change this attempt's rollup.
   const globals = await readGlobals(db, session, seq)
-  const engine = { ...rollupInput(session, scos), tree: seq.tree, globals }
+  const base = rollupInput(session, scos)
+  const input = sequencerEndsAttempt(seq) ? await withPending(db, session, base) : base
+  const engine = { ...input, tree: seq.tree, globals }
   return sessionStatus(session.scorm_version, items, statuses, engine)
+}
+
+/** A rollup's input with the results of the SCO the sequencer has not yet left (provisional). */
+async function withPending(
+  db: Executor,
+  session: SessionsTable,
+  base: ReturnType<typeof rollupInput>,
+): Promise<ReturnType<typeof rollupInput>> {
+  const results = { ...base.results }
+  for (const [id, r] of Object.entries(await pendingResults(db, session))) {
+    results[id] = { ...results[id], ...r }
+  }
+  return { state: base.state, results }
 }

@@ -5,6 +5,7 @@ import { bearer, createTestApp, type TestApp, type TestTenant } from '../../help
 import { describeEachDatabase } from '../../helpers/database.ts'
 import { multiScoPackage } from '../sessions/multi-sco-package.ts'
 import { launch, startPlayer, uploadGolf, uploadZip } from '../sessions/runtime-helpers.ts'
+import { startNavigator } from './navigation-helpers.ts'
 
 /** Issue 11 (runtime data integrity) and issue 10.10/10.11, over HTTP. */
 describeEachDatabase('runtime data integrity', (database) => {
@@ -205,6 +206,13 @@ describeEachDatabase('runtime data integrity', (database) => {
       assert.equal(list[0]?.data.success_status, 'passed')
       const d = await detail(first.session_id)
       assert.deepEqual(Object.keys(d.cmi_data).sort(), ['item_1', 'item_2', 'item_3'])
+      if (version === '2004') {
+        // The sequencer ends a multi-SCO SCORM 2004 attempt (Exit All), not the root's rollup.
+        const same = await launch(t, tenant.testKey, pkg, learner)
+        assert.equal(same.attempt, 1)
+        const nav = await startNavigator(t, same.launch_url)
+        assert.equal((await nav.navigate({ request: 'exitAll' })).ended?.attempt_ended, true)
+      }
       const next = await launch(t, tenant.testKey, pkg, learner)
       assert.equal(next.attempt, 2)
     })

@@ -7,6 +7,7 @@ import { typedEqual } from '../../unit/scorm/cts/typed-compare.ts'
 import { multiScoPackage } from '../sessions/multi-sco-package.ts'
 import { launch, startPlayer, uploadZip } from '../sessions/runtime-helpers.ts'
 import { ctsCase, ctsPackage, sequencedPackage } from '../sessions/sequenced-package.ts'
+import { type DeliveryJson, navigationBody, startNavigator } from './navigation-helpers.ts'
 
 const ANY_SATISFIED = `<imsss:rollupRules>
   <imsss:rollupRule childActivitySet="any">
@@ -20,14 +21,16 @@ const ANY_SATISFIED = `<imsss:rollupRules>
 </imsss:rollupRules>`
 
 /**
- * The single-package CTS cases whose checks read objectives through global maps, played in the
- * case's delivery order (see the last test). Not here: CO-10 (a new attempt on an activity
- * needs the server to run navigation), SX-11b/c (they read what earlier cases left),
- * OB-10a and RU-13e (the root rolls up to completed before their last delivery, which a
- * finished attempt opens in review mode).
+ * The single-package CTS cases whose checks read objectives through global maps, played through
+ * the server's navigation (see the last test). Not here: SX-11b/c (they read what earlier cases
+ * left). OB-10a and RU-13e complete the root before their last delivery: the attempt goes on
+ * until the sequencer ends it.
  */
 const CTS_CASES = [
   'CM-11',
+  'CO-10',
+  'OB-10a',
+  'RU-13e',
   'OB-03b',
   'OB-06',
   'OB-10b',
@@ -43,6 +46,14 @@ const CTS_CASES = [
   'RU-13c',
   'SX-11a',
 ]
+
+/** A tester's action after a CTS delivery (case.schema.json `afterSteps`). */
+interface TesterEvent {
+  type: string
+  by?: string
+  request?: string
+  targets?: Array<{ identifier?: string }>
+}
 
 const PASSED = {
   'cmi.completion_status': 'completed',
@@ -96,15 +107,23 @@ describeEachDatabase('SCORM 2004 session status from the sequencing rollup', (da
     assert.equal(session.completion_status, 'incomplete')
     assert.equal(session.success_status, 'unknown')
     assert.deepEqual(await events(c.session_id), [])
-    const row = await t.ctx.db.kysely
-      .selectFrom('sessions')
-      .select('sequencing_state')
-      .where('id', '=', c.session_id)
-      .executeTakeFirstOrThrow()
-    const state = JSON.parse(row.sequencing_state ?? 'null')
+    const storedState = async () => {
+      const row = await t.ctx.db.kysely
+        .selectFrom('sessions')
+        .select('sequencing_state')
+        .where('id', '=', c.session_id)
+        .executeTakeFirstOrThrow()
+      return JSON.parse(row.sequencing_state ?? 'null')
+    }
+    // Until a navigation leaves item_1 its results are provisional: the session and its
+    // activity tree show them, the tracking state records them when the attempt on it ends.
+    const shown = (await detail(c.session_id)).sequencing.activities
+    assert.equal(shown.find((a: { id: string }) => a.id === 'item_1').success_status, 'passed')
+    assert.equal((await storedState()).activities.item_1.completed, undefined)
+    await play(c.launch_url, 'item_2', PASSED)
+    const state = await storedState()
     assert.equal(state.activities.item_1.completed, true)
     assert.equal(state.activities.item_1.objectives._primary.satisfied, true)
-    await play(c.launch_url, 'item_2', PASSED)
     const done = await play(c.launch_url, 'item_3', PASSED)
     assert.equal(done.session.completion_status, 'completed')
     assert.equal(done.session.success_status, 'passed')
@@ -127,8 +146,12 @@ describeEachDatabase('SCORM 2004 session status from the sequencing rollup', (da
     )
     assert.equal(list[0]?.data.success_status, 'passed')
     assert.equal(list[0]?.data.completion_status, 'completed')
+    const same = await launch(t, tenant.testKey, c.pkg, 'bob@example.com')
+    assert.equal(same.attempt, 1, 'a completed root does not end the attempt: the sequencer does')
+    const ended = await (await startNavigator(t, same.launch_url)).navigate({ request: 'exitAll' })
+    assert.deepEqual(ended.ended, { reason: 'completed', attempt_ended: true })
     const next = await launch(t, tenant.testKey, c.pkg, 'bob@example.com')
-    assert.equal(next.attempt, 2, 'the finished attempt is not resumed')
+    assert.equal(next.attempt, 2, 'the ended attempt is not resumed')
   })
 
   test('objectiveMeasureWeight weights the session score', async () => {
@@ -213,7 +236,8 @@ describeEachDatabase('SCORM 2004 session status from the sequencing rollup', (da
         a.measure,
       ]),
       [
-        ['org', null, 0, 'unknown', 0.45],
+        // The server sequenced the delivery: Start began the root's attempt.
+        ['org', null, 1, 'unknown', 0.45],
         ['pretest', 'org', 1, 'passed', 0.9],
         ['lesson', 'org', 0, 'unknown', null],
       ],
@@ -269,24 +293,40 @@ describeEachDatabase('SCORM 2004 session status from the sequencing rollup', (da
     ])
   })
 
-  // ADL's own CTS packages (manifests byte for byte), delivered in the order each case expects:
-  // every GetValue the case checks, including reads through global objective maps, must answer
-  // what ADL's LMS answered.
+  // ADL's own CTS packages (manifests byte for byte), played through the server's sequencer:
+  // each SCO's adl.nav.request is the next navigation request, and every delivery must be the
+  // one the case expects; every GetValue the case checks, including reads through global
+  // objective maps, must answer what ADL's LMS answered. An attempt that Exit All ended is
+  // followed by a new launch (a new attempt), as a learner would start the course again.
   for (const caseId of CTS_CASES) {
-    test(`ADL CTS ${caseId}: objective values read through global objective maps`, async () => {
+    test(`ADL CTS ${caseId}: the server delivers each SCO; objective reads through global maps`, async () => {
       const c = await course(ctsPackage(caseId), `cts-${caseId}@example.com`)
+      const learner = `cts-${caseId}@example.com`
+      let nav = await startNavigator(t, c.launch_url)
+      let answer = await nav.navigate({ request: 'start' })
       let checked = 0
-      for (const d of ctsCase(caseId).deliveries) {
-        const player = await startPlayer(t, c.launch_url)
-        const sco = await player.deliver(d.items[0]?.identifier ?? '')
+      const deliveries = ctsCase(caseId).deliveries
+      for (const [n, d] of deliveries.entries()) {
+        const expected = d.items[0]?.identifier ?? ''
+        if (answer.ended) {
+          const next = answer.ended.attempt_ended
+            ? await launch(t, tenant.testKey, c.pkg, learner)
+            : { launch_url: c.launch_url }
+          nav = await startNavigator(t, next.launch_url)
+          answer = await nav.navigate({ request: 'start' })
+        }
+        assert.equal(answer.delivery?.item_id, expected, `${caseId} delivery ${n + 1}`)
+        const delivery = answer.delivery as DeliveryJson
+        const sco = nav.run(delivery)
         const api = sco.api
+        let request = ''
         for (const step of d.steps) {
           let element = step.element ?? ''
           if (step.indexLookup) {
             const lookup = step.indexLookup
             const count = Number(api.GetValue?.(lookup.countElement))
-            const index = Array.from({ length: count }, (_, n) => n).find(
-              (n) => api.GetValue?.(lookup.idElement.replace('{n}', String(n))) === lookup.id,
+            const index = Array.from({ length: count }, (_, i) => i).find(
+              (i) => api.GetValue?.(lookup.idElement.replace('{n}', String(i))) === lookup.id,
             )
             assert.notEqual(index, undefined, `${step.key}: no objective ${lookup.id}`)
             element = element.replace(lookup.placeholder, String(index))
@@ -294,21 +334,53 @@ describeEachDatabase('SCORM 2004 session status from the sequencing rollup', (da
           const arg = step.value ?? ''
           if (step.method === 'Initialize') api.Initialize?.('')
           else if (step.method === 'Terminate') api.Terminate?.('')
-          else if (step.method === 'SetValue') api.SetValue?.(element, arg)
-          else if (step.method === 'GetValue' && !element.startsWith('adl.nav.')) {
+          else if (step.method === 'SetValue') {
+            api.SetValue?.(element, arg)
+            if (element === 'adl.nav.request') request = arg
+          } else if (step.method === 'GetValue' && !element.startsWith('adl.nav.')) {
             const actual = api.GetValue?.(element)
-            const expected = step.expectedReturn
-            if (typeof expected === 'string' && actual !== undefined) {
+            const expectedValue = step.expectedReturn
+            if (typeof expectedValue === 'string' && actual !== undefined) {
               const ok =
-                actual === expected ||
-                (step.adlCheck === 'typed' && typedEqual(actual, expected, element))
-              assert.ok(ok, `${caseId} ${step.key} ${element}: ${actual}, expected ${expected}`)
+                actual === expectedValue ||
+                (step.adlCheck === 'typed' && typedEqual(actual, expectedValue, element))
+              assert.ok(
+                ok,
+                `${caseId} ${step.key} ${element}: ${actual}, expected ${expectedValue}`,
+              )
               checked++
             }
           }
         }
-        if (sco.runtime.phase() === 'running') api.Terminate?.('')
-        await sco.flush()
+        await sco.finish()
+        const following = deliveries[n + 1]?.items[0]?.identifier
+        if (following === undefined) break
+        // The SCO's own request, then the tester's events (a navigation, exiting the course,
+        // launching it again); without any, the learner picks the next SCO from the contents.
+        let deliveryId = delivery.delivery_id
+        let moved = false
+        const go = async (body: Record<string, unknown>) => {
+          answer = await nav.navigate({ ...body, delivery_id: deliveryId })
+          deliveryId = answer.delivery?.delivery_id ?? deliveryId
+          moved = true
+        }
+        if (request && request !== '_none_') await go(navigationBody(request))
+        for (const e of (d as { afterSteps?: TesterEvent[] }).afterSteps ?? []) {
+          if (e.by !== 'tester') continue
+          if (e.type === 'navigate' && e.request) {
+            const target = e.targets?.[0]?.identifier
+            await go({ request: e.request, ...(target && { target }) })
+          } else if (e.type === 'exitCourse' && !answer.ended) {
+            await go({ request: 'exitAll' })
+          } else if (e.type === 'launch' && answer.ended) {
+            const next = answer.ended.attempt_ended
+              ? await launch(t, tenant.testKey, c.pkg, learner)
+              : { launch_url: c.launch_url }
+            nav = await startNavigator(t, next.launch_url)
+            answer = await nav.navigate({ request: 'start' })
+          }
+        }
+        if (!moved) await go({ request: 'choice', target: following })
       }
       assert.ok(checked > 0)
     })

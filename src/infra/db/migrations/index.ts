@@ -18,6 +18,7 @@ import { listSeekIndexesMigration } from './0017-list-seek-indexes.ts'
 import { sessionAttemptIndexMigration } from './0018-session-attempt-index.ts'
 import { lrsCursorsMigration } from './0019-lrs-cursors.ts'
 import { sessionListIndexesMigration } from './0020-session-list-indexes.ts'
+import { sequencingNavigationMigration } from './0021-sequencing-navigation.ts'
 import { lrsVersionsAndSeeksMigration } from './0022-lrs-versions-and-seeks.ts'
 import { reportRollupsMigration } from './0023-report-rollups.ts'
 
@@ -47,6 +48,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0018-session-attempt-index': sessionAttemptIndexMigration(dialect),
         '0019-lrs-cursors': lrsCursorsMigration(dialect),
         '0020-session-list-indexes': sessionListIndexesMigration(dialect),
+        '0021-sequencing-navigation': sequencingNavigationMigration(dialect),
         '0022-lrs-versions-and-seeks': lrsVersionsAndSeeksMigration(dialect),
         '0023-report-rollups': reportRollupsMigration(dialect),
       }

@@ -40,6 +40,10 @@ export interface SessionsTable {
    * null until its first rollup (and for other content).
    */
   sequencing_state?: string | null
+  /** Compare-and-set position of `sequencing_state`: moved on by every write (migration 0021). */
+  sequencing_version?: number
+  /** The delivery the sequencer launched last (`scd_…`), the one a navigation leaves (0021). */
+  sequencing_delivery_id?: string | null
 }
 
 /** Runtime record of one SCO within a session. */

@@ -109,13 +109,15 @@ function choiceNavigation(
   if (t.parent !== null && !def(ctx, t.parent).controlMode.choice) return { exception: 'NB.2.1-10' }
   const current = ctx.state.current
   if (current === null) return { sequencing: 'choice' }
-  if (def(ctx, current).parent !== t.parent) {
-    const ancestor = commonAncestor(ctx, current, target)
-    for (const a of pathToRoot(ctx, current)) {
-      if (a === ancestor) break
-      if (ctx.state.activities[a]?.active && !def(ctx, a).controlMode.choiceExit) {
-        return { exception: 'NB.2.1-8' }
-      }
+  // NB.2.1 step 7.1.2: every active activity from the Current Activity up to (not including)
+  // the common ancestor must allow choice exit. For a sibling target that path is the Current
+  // Activity itself: a leaf with choiceExit false keeps the learner in it until it ends, however
+  // the request is made (a forged request, not only the table of contents the player hides).
+  const ancestor = commonAncestor(ctx, current, target)
+  for (const a of pathToRoot(ctx, current)) {
+    if (a === ancestor) break
+    if (ctx.state.activities[a]?.active && !def(ctx, a).controlMode.choiceExit) {
+      return { exception: 'NB.2.1-8' }
     }
   }
   return active ? { termination: 'exit', sequencing: 'choice' } : { sequencing: 'choice' }

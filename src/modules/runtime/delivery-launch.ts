@@ -1,8 +1,11 @@
-import type { Kysely } from 'kysely'
-import type { Database, Executor } from '../../infra/db/schema.ts'
-import type { ScoStatesTable, SessionsTable } from '../../infra/db/tables/sessions.ts'
+/**
+ * Starting deliveries (launches of a SCO, docs/runtime-protocol.md): ends the session's open
+ * launch, builds the new one's launch data and names it on the SCO's row. Which item may be
+ * launched is decided before (navigation.service.ts).
+ */
+import type { Executor } from '../../infra/db/schema.ts'
+import type { ScoStatesTable } from '../../infra/db/tables/sessions.ts'
 import { AppError } from '../../shared/app-error.ts'
-import type { Clock } from '../../shared/clock.ts'
 import { newId } from '../../shared/ids.ts'
 import {
   carried,
@@ -15,7 +18,7 @@ import type { CourseItem } from '../sessions/course-items.ts'
 import { scopeOfSession } from '../sessions/session.mapper.ts'
 import { mergeScoStatus, statusOfRow, updateSessionProgress } from '../sessions/session-progress.ts'
 import { isFinished, scoStatus } from '../sessions/session-status.ts'
-import { readGlobals, storedState } from './attempt-sequencing.ts'
+import { readGlobals, sequencerEndsAttempt, storedState } from './attempt-sequencing.ts'
 import {
   attemptChars,
   finishDelivery,
@@ -28,91 +31,90 @@ import {
 import { buildLaunchData } from './launch-data.builder.ts'
 import * as repo from './runtime.repository.ts'
 import type { Loaded } from './runtime.types.ts'
-import type { RuntimeLoader } from './runtime-loader.ts'
 import * as scoValues from './sco-values.repository.ts'
 import { readSharedData, sharedDataScope } from './shared-data.ts'
 
 /**
- * A finished attempt (completed or passed, or replaced by a newer attempt) is history: its
- * launch URL reopens it in review mode, and nothing a review launch does is stored.
+ * A finished attempt is history: its launch URL reopens it in review mode, and nothing a review
+ * launch does is stored. Finished means closed (replaced by a newer attempt, or ended by its
+ * sequencer: exit all, the flow past the end), or, where no sequencer decides the end (SCORM
+ * 1.2, a one-SCO SCORM 2004 course), completed or passed. A multi-activity SCORM 2004 attempt
+ * whose root rolled up to completed goes on until the sequencer ends it (CTS OB-10a, RU-13e).
  */
-export function inReview(session: SessionsTable): boolean {
-  return session.open === 0 || isFinished(session)
+export function inReview(loaded: Pick<Loaded, 'session' | 'sequencing'>): boolean {
+  const { session } = loaded
+  if (session.open === 0) return true
+  return !sequencerEndsAttempt(loaded.sequencing) && isFinished(session)
+}
+
+/** What `POST …/deliveries` answers (docs/runtime-protocol.md §3). */
+export interface DeliveryAnswer {
+  delivery_id: string
+  item_id: string
+  scorm_version: '1.2' | '2004'
+  href: string
+  launch_data: LaunchData
+  data_model_options: Loaded['options']
 }
 
 /**
- * Starting deliveries (launches of a SCO, docs/runtime-protocol.md): ends the session's open
- * launch, builds the new one's launch data and names it on the SCO's row.
+ * One launch of `itemId` in the caller's transaction (`POST …/deliveries` asks for, and the one
+ * a navigation request delivers). `deliveryId` names it when the caller had to know
+ * the id first (the sequencer's compare-and-set write names the delivery it launches).
  */
-export class DeliveryService {
-  readonly #db: Kysely<Database>
-  readonly #clock: Clock
-  readonly #loader: RuntimeLoader
-
-  constructor(deps: { db: Kysely<Database>; clock: Clock; loader: RuntimeLoader }) {
-    this.#db = deps.db
-    this.#clock = deps.clock
-    this.#loader = deps.loader
-  }
-
-  /**
-   * Starts one launch of an item; a launch left open (tab closed, no Terminate) is ended first.
-   * In a finished attempt the launch is a review: the SCO reads what was recorded and nothing it
-   * does is stored.
-   */
-  async create(sessionId: string, itemId: string) {
-    const at = this.#clock.now().toISOString()
-    return this.#db.transaction().execute(async (trx) => {
-      const loaded = await this.#loader.load(trx, sessionId)
-      const scope = scopeOfSession(loaded.session)
-      const item = loaded.items.find((i) => i.id === itemId && i.launchable)
-      if (!item?.href)
-        throw new AppError('not_found', `No launchable item ${itemId} in this course`)
-      await endOpenDeliveries(trx, loaded, at)
-      const states = await repo.findScoStates(trx, scope, sessionId)
-      const previous = states.find((s) => s.item_id === itemId)
-      const review = inReview(loaded.session)
-      const launchData = review
-        ? reviewLaunchData(
-            loaded,
-            previous,
-            recordOf(await scoValues.findScoValues(trx, scope, sessionId, itemId)),
-          )
-        : await launchDataFor(trx, loaded, item, previous)
-      const deliveryId = newId('scd')
-      await repo.insertDelivery(trx, scope, {
-        id: deliveryId,
-        session_id: sessionId,
-        item_id: itemId,
-        tenant_id: scope.tenantId,
-        mode: scope.mode,
-        launch_data: JSON.stringify(launchData),
-        last_seq: 0,
-        ended_at: null,
-        created_at: at,
-        updated_at: at,
-      })
-      const initial = initialValues(loaded.version, launchData)
-      if (!review) await openOnScoRow(trx, loaded, { itemId, deliveryId, initial, at })
-      const limit = loaded.options.maxTotalChars ?? DEFAULT_MAX_TOTAL_CHARS
-      return {
-        delivery_id: deliveryId,
-        item_id: itemId,
-        scorm_version: loaded.version,
-        href: item.href,
-        launch_data: launchData,
-        data_model_options: {
-          ...loaded.options,
-          // What the attempt has left of its runtime-data limit, beyond what the SCO starts with.
-          maxTotalChars: valuesChars(initial) + Math.max(0, limit - attemptChars(states)),
-        },
-      }
-    })
+export async function launchItem(
+  trx: Executor,
+  loaded: Loaded,
+  itemId: string,
+  at: string,
+  deliveryId: string = newId('scd'),
+): Promise<DeliveryAnswer> {
+  const sessionId = loaded.session.id
+  const scope = scopeOfSession(loaded.session)
+  const item = loaded.items.find((i) => i.id === itemId && i.launchable)
+  if (!item?.href) throw new AppError('not_found', `No launchable item ${itemId} in this course`)
+  await endOpenDeliveries(trx, loaded, at)
+  const states = await repo.findScoStates(trx, scope, sessionId)
+  const previous = states.find((s) => s.item_id === itemId)
+  const review = inReview(loaded)
+  const launchData = review
+    ? reviewLaunchData(
+        loaded,
+        previous,
+        recordOf(await scoValues.findScoValues(trx, scope, sessionId, itemId)),
+      )
+    : await launchDataFor(trx, loaded, item, previous)
+  await repo.insertDelivery(trx, scope, {
+    id: deliveryId,
+    session_id: sessionId,
+    item_id: itemId,
+    tenant_id: scope.tenantId,
+    mode: scope.mode,
+    launch_data: JSON.stringify(launchData),
+    last_seq: 0,
+    ended_at: null,
+    created_at: at,
+    updated_at: at,
+  })
+  const initial = initialValues(loaded.version, launchData)
+  if (!review) await openOnScoRow(trx, loaded, { itemId, deliveryId, initial, at })
+  const limit = loaded.options.maxTotalChars ?? DEFAULT_MAX_TOTAL_CHARS
+  return {
+    delivery_id: deliveryId,
+    item_id: itemId,
+    scorm_version: loaded.version,
+    href: item.href,
+    launch_data: launchData,
+    data_model_options: {
+      ...loaded.options,
+      // What the attempt has left of its runtime-data limit, beyond what the SCO starts with.
+      maxTotalChars: valuesChars(initial) + Math.max(0, limit - attemptChars(states)),
+    },
   }
 }
 
 /** Ends every open launch of the session; a normal one is finished with its committed data. */
-async function endOpenDeliveries(trx: Executor, loaded: Loaded, at: string): Promise<void> {
+export async function endOpenDeliveries(trx: Executor, loaded: Loaded, at: string): Promise<void> {
   const scope = scopeOfSession(loaded.session)
   const sessionId = loaded.session.id
   for (const open of await repo.openDeliveries(trx, scope, sessionId)) {
@@ -222,10 +224,11 @@ async function openOnScoRow(
     await scoValues.writeScoValues(trx, scope, key, missing, 'add-missing')
   }
   if (Object.keys(refreshed).length > 0) await scoValues.writeScoValues(trx, scope, key, refreshed)
-  // Writes the current item with the progress (saveSessionProgress).
+  // Writes the current item with the progress (saveSessionProgress). The learner is back: the
+  // session is no longer suspended, so leaving it suspended again is a new transition.
   await updateSessionProgress(
     trx,
-    { ...loaded.session, current_item_id: itemId },
+    { ...loaded.session, current_item_id: itemId, suspended: 0 },
     {
       version: loaded.version,
       itemCount: loaded.trackedCount,
@@ -254,4 +257,24 @@ function reviewLaunchData(
     ...(row?.total_time && { totalTime: row.total_time }),
     values: carried(version, record),
   }
+}
+
+/**
+ * Suspend All leaves the SCO being shown suspended whatever its cmi.exit said (SN book,
+ * TB.2.3): its next launch, by Resume All, has cmi.entry `resume` and its learner-writable
+ * values back.
+ */
+export async function suspendLeftDelivery(
+  trx: Executor,
+  loaded: Loaded,
+  itemId: string,
+  at: string,
+): Promise<void> {
+  const sessionId = loaded.session.id
+  const scope = scopeOfSession(loaded.session)
+  const row = (await repo.findScoStates(trx, scope, sessionId)).find((s) => s.item_id === itemId)
+  if (!row || row.suspended === 1) return
+  const record = recordOf(await scoValues.findScoValues(trx, scope, sessionId, itemId))
+  const carry = JSON.stringify(carried(loaded.version, record))
+  await repo.updateScoState(trx, scope, { ...row, suspended: 1, carry, updated_at: at })
 }
