@@ -1,8 +1,9 @@
 /**
  * The Dispatches page in headless Chromium against the real server: an admin creates a dispatch
  * with a licence limit, downloads its wrapper zip (a real SCORM package naming the dispatch),
- * opens it and pauses it; a wrapper launch over the limit shows up as a refused launch. A viewer
- * sees the page without the form. axe-core at desktop and phone width on each view.
+ * opens it, raises its licence limit on the edit form and pauses it; a wrapper launch over the
+ * limit shows up as a refused launch. A viewer sees the page without the form. axe-core at
+ * desktop and phone width on each view.
  */
 import assert from 'node:assert/strict'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
@@ -89,6 +90,18 @@ describeEachDatabase('dashboard dispatches page in Chromium', (database) => {
     await page.getByRole('cell', { name: 'All seats taken' }).waitFor()
     await page.getByRole('cell', { name: 'learner-2' }).waitFor()
     await page.getByRole('definition').filter({ hasText: '1 of 1 · full' }).waitFor()
+
+    // The admin raises the licence limit on the edit form: the second learner now finds a seat.
+    const edit = page.getByRole('form', { name: 'Edit' })
+    assert.equal(await edit.getByLabel('Licence limit', { exact: true }).inputValue(), '1')
+    await edit.getByLabel('Licence limit', { exact: true }).fill('2')
+    await edit.getByLabel('Tags', { exact: true }).fill('acme, pilot, renewed')
+    await edit.getByRole('button', { name: 'Save changes' }).click()
+    await edit.getByRole('status').filter({ hasText: 'Saved.' }).waitFor()
+    await page.getByRole('definition').filter({ hasText: '1 of 2' }).waitFor()
+    await page.getByRole('definition').filter({ hasText: 'acme, pilot, renewed' }).waitFor()
+    assert.equal(await wrapperLaunch(server, launchUrl, 'learner-2'), 200)
+    await checkPage(page, 'dispatch-edited')
 
     await page.getByRole('button', { name: 'Pause dispatch' }).click()
     await page

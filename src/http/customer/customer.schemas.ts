@@ -58,6 +58,17 @@ export const InviteResponse = Type.Object({
   expires_at: Timestamp,
 })
 
+export const PendingInvite = Type.Object({
+  id: Type.String({ description: "The link token's hash: identifies the invite, never the link" }),
+  email: Type.String(),
+  role: Role,
+  created_by: Type.Union([Type.String(), Type.Null()], {
+    description: 'The inviting user; null when the CLI or the first start made it',
+  }),
+  created_at: Timestamp,
+  expires_at: Timestamp,
+})
+
 export const AcceptBody = Type.Object(
   { password: Type.String({ minLength: 10, maxLength: 256 }) },
   { additionalProperties: false },

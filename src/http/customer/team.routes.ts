@@ -4,13 +4,14 @@ import type { AppContext } from '../../context.ts'
 import type { AccountService } from '../../modules/accounts/account.service.ts'
 import { DashboardKeys } from '../../modules/accounts/dashboard-keys.service.ts'
 import { errorResponses, Timestamp } from '../schemas/common.ts'
-import { DashboardSecurity } from './customer.schemas.ts'
+import { DashboardSecurity, PendingInvite } from './customer.schemas.ts'
 import { customerOf } from './customer-auth.ts'
 
 const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('viewer')])
 const Mode = Type.Union([Type.Literal('test'), Type.Literal('live')])
 const UserParams = Type.Object({ userId: Type.String({ maxLength: 64 }) })
 const KeyParams = Type.Object({ keyId: Type.String({ maxLength: 64 }) })
+const InviteParams = Type.Object({ inviteId: Type.String({ maxLength: 64 }) })
 
 const UserList = Type.Object({
   users: Type.Array(
@@ -28,8 +29,9 @@ const KeyView = Type.Object({
 
 // Long on purpose: a route plugin: one short registration per endpoint of this resource.
 /**
- * The team and API-key pages: everyone signed in reads the team; owners change roles, remove
- * users (never the last owner) and list, create and revoke API keys.
+ * The team and API-key pages: everyone signed in reads the team; admins and owners list and
+ * revoke pending invites and change roles (owners' only by owners), remove users (never the last
+ * owner); owners list, create and revoke API keys.
  */
 export const customerTeamRoutes: FastifyPluginAsyncTypebox<{
   ctx: AppContext
@@ -82,6 +84,41 @@ export const customerTeamRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       await accounts.removeUser(customerOf(request), request.params.userId)
+      return reply.status(204).send(null)
+    },
+  )
+
+  app.get(
+    '/invites',
+    {
+      schema: {
+        ...common,
+        operationId: 'dashboardListInvites',
+        summary:
+          'Pending invites, newest first (admins: those for admins and viewers; owners: all)',
+        description: 'Unused, unexpired invite links; never the links themselves.',
+        response: {
+          200: Type.Object({ invites: Type.Array(PendingInvite) }),
+          ...errorResponses(401, 403),
+        },
+      },
+    },
+    async (request) => ({ invites: await accounts.listInvites(customerOf(request)) }),
+  )
+
+  app.delete(
+    '/invites/:inviteId',
+    {
+      schema: {
+        ...common,
+        operationId: 'dashboardRevokeInvite',
+        summary: 'Revoke a pending invite: its link stops working (owner invites: owners only)',
+        params: InviteParams,
+        response: { 204: Type.Null(), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await accounts.revokeInvite(customerOf(request), request.params.inviteId)
       return reply.status(204).send(null)
     },
   )

@@ -14,7 +14,7 @@ import {
   needsRehash,
   verifyPassword,
 } from './password.ts'
-import { requireRoleChange } from './roles.ts'
+import { can, requirePermission, requireRoleChange } from './roles.ts'
 import { hashToken, newSecretToken } from './secret-token.ts'
 import * as team from './team.repository.ts'
 
@@ -256,6 +256,30 @@ export class AccountService {
   /** The tenant's users, by e-mail (everyone signed in may read it). */
   async listUsers(by: SignedInUser) {
     return team.listUsers(this.#db, teamScope(by))
+  }
+
+  /**
+   * The tenant's pending invites (unused, unexpired), newest first: admins see those for admins
+   * and viewers, owners all. The id is the stored hash of the link's token, which cannot be
+   * turned back into the link.
+   */
+  async listInvites(by: SignedInUser) {
+    requirePermission(by.role, 'manage_users')
+    const roles: DashboardRole[] = can(by.role, 'manage_team') ? [...ROLES] : ['admin', 'viewer']
+    const now = this.#clock.now().toISOString()
+    const rows = await team.listPendingInvites(this.#db, teamScope(by), now, roles)
+    return rows.map(({ token_hash, ...row }) => ({ id: token_hash, ...row }))
+  }
+
+  /** Revokes a pending invite: its link stops working at once (same rules as inviting). */
+  async revokeInvite(by: SignedInUser, inviteId: string): Promise<void> {
+    requirePermission(by.role, 'manage_users')
+    const scope = teamScope(by)
+    const invite = await team.findPendingInvite(this.#db, scope, inviteId)
+    if (!invite) throw new AppError('not_found', `No pending invite ${inviteId}`)
+    requireRoleChange(by.role, null, invite.role)
+    if (!(await team.deletePendingInvite(this.#db, scope, inviteId)))
+      throw new AppError('not_found', `No pending invite ${inviteId}`)
   }
 
   /**

@@ -101,3 +101,50 @@ function otherOwners(db: Executor, scope: TenantScope, userId: string) {
     .where('o.role', '=', 'owner')
     .where('o.id', '!=', userId)
 }
+
+/**
+ * The tenant's invites nobody has used yet and that still work at `now` (never their tokens: only
+ * the token's hash is stored, and it doubles as the invite's id); `roles` limits which.
+ */
+export function listPendingInvites(
+  db: Executor,
+  scope: TenantScope,
+  now: string,
+  roles: readonly DashboardRole[],
+) {
+  return db
+    .selectFrom('dashboard_invites')
+    .select(['token_hash', 'email', 'role', 'created_by', 'created_at', 'expires_at'])
+    .where('tenant_id', '=', scope.tenantId)
+    .where('accepted_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('role', 'in', roles)
+    .orderBy('created_at', 'desc')
+    .execute()
+}
+
+/** One pending invite of the tenant by its token's hash, or undefined (also another tenant's). */
+export function findPendingInvite(db: Executor, scope: TenantScope, tokenHash: string) {
+  return db
+    .selectFrom('dashboard_invites')
+    .select(['token_hash', 'role'])
+    .where('tenant_id', '=', scope.tenantId)
+    .where('token_hash', '=', tokenHash)
+    .where('accepted_at', 'is', null)
+    .executeTakeFirst()
+}
+
+/** Deletes an unused invite, so its link stops working; whether a row was deleted. */
+export async function deletePendingInvite(
+  db: Executor,
+  scope: TenantScope,
+  tokenHash: string,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('dashboard_invites')
+    .where('tenant_id', '=', scope.tenantId)
+    .where('token_hash', '=', tokenHash)
+    .where('accepted_at', 'is', null)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}

@@ -2,8 +2,9 @@
  * The dashboard's admin pages in headless Chromium against the real server, on each database:
  * register a webhook and send a test event that a local HTTPS receiver gets, re-queue the dead
  * letter it became, rotate the secret; create an API key (shown once, works) and revoke it
- * (stops working); invite a user who signs in with the one-time link, is a viewer who cannot
- * change anything, and changes their password. axe-core on every page at desktop and phone width.
+ * (stops working); invite a user (pending until used; another invitation revoked) who signs in
+ * with the one-time link, is a viewer who cannot change anything, and changes their password.
+ * axe-core on every page at desktop and phone width.
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
@@ -124,7 +125,23 @@ describeEachDatabase('dashboard admin pages in Chromium', (database) => {
     await page.getByRole('button', { name: 'Create invite link' }).click()
     const link = await page.getByLabel('One-time link for viewer@example.test').inputValue()
     assert.match(link, new RegExp(`^${server.apiUrl}/dashboard/#invite=\\w+$`))
+    const pending = page.getByRole('table', { name: 'Pending invitations' })
+    await pending.getByRole('cell', { name: 'viewer@example.test', exact: true }).waitFor()
+
+    // A second invitation, revoked: it leaves the list (its link stops working: integration test).
+    // The page may be the webhook test's, whose handler accepts already: accept once, quietly.
+    page.on('dialog', (d) => void d.accept().catch(() => undefined))
+    await page.getByLabel('E-mail').fill('mistake@example.test')
+    await page.getByRole('button', { name: 'Create invite link' }).click()
+    await pending.getByRole('cell', { name: 'mistake@example.test', exact: true }).waitFor()
     await atWidths(page, 'team')
+    await page
+      .getByRole('button', { name: 'Revoke the invitation of mistake@example.test' })
+      .click()
+    await page.getByText('The invitation of mistake@example.test is revoked.').waitFor()
+    await pending
+      .getByRole('cell', { name: 'mistake@example.test', exact: true })
+      .waitFor({ state: 'detached' })
 
     // The invitee, in a browser of their own.
     const second = await launchBrowser({ viewport: { width: 390, height: 844 } })
@@ -164,6 +181,11 @@ describeEachDatabase('dashboard admin pages in Chromium', (database) => {
 
     // The owner sees the new user and makes them an admin.
     await page.reload()
+    await page.getByRole('table', { name: 'Pending invitations' }).waitFor()
+    assert.equal(
+      await pending.getByRole('cell', { name: 'viewer@example.test', exact: true }).count(),
+      0,
+    )
     await page.getByLabel('Role of viewer@example.test').selectOption('admin')
     await page.getByText('viewer@example.test is now admin.').waitFor()
   })

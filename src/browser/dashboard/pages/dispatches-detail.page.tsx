@@ -1,7 +1,8 @@
 /**
  * One dispatch: its figures (seats used against the licence limit, launches, completions, refused
  * launches and why), wrapper downloads, and the lifecycle actions the state machine allows from
- * its status (pause, resume, archive, restore, extend, delete), plus revoking old wrappers.
+ * its status (pause, resume, archive, restore, delete), revoking old wrappers, and a form that
+ * edits its name, licence limit, allowed domains, tags and expiry.
  */
 import { api, query } from '../api.client.ts'
 import { link, navigate } from '../router.ts'
@@ -11,6 +12,7 @@ import {
   ActionForm,
   DataTable,
   Field,
+  formValues,
   Loader,
   PageFrame,
   useLoad,
@@ -97,6 +99,79 @@ function Facts(props: { d: Dispatch; packageTitle: string | undefined }) {
   )
 }
 
+/** Comma- or line-separated entries, trimmed, without empty ones. */
+function entries(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(/[\n,]/)
+    .map((e) => e.trim())
+    .filter(Boolean)
+}
+
+/**
+ * Name, licence limit, allowed domains and tags go through PATCH; the expiry through POST
+ * …/extend, only when its day changed, since it may only move later (or go): so the field is
+ * there only when the dispatch has an expiry and is not archived.
+ */
+function EditDispatch(props: { d: Dispatch; changed: () => void }) {
+  const { mode } = useSession()
+  const { d } = props
+  const expiryDay = d.expiresAt ? d.expiresAt.slice(0, 10) : ''
+  return (
+    <ActionForm
+      title="Edit"
+      button="Save changes"
+      onSubmit={async (form) => {
+        const v = formValues(form)
+        const base = `/dispatches/${d.id}`
+        await api.patch<Dispatch>(`${base}${query({ mode })}`, {
+          name: v.name,
+          licenseLimit: v.licenseLimit ? Number(v.licenseLimit) : null,
+          allowedDomains: entries(v.allowedDomains),
+          tags: entries(v.tags),
+        })
+        const extended = 'expires' in v && v.expires !== expiryDay
+        if (extended) {
+          const expiresAt = v.expires ? `${v.expires}T23:59:59.999Z` : null
+          await api.post<Dispatch>(`${base}/extend${query({ mode })}`, { expiresAt })
+        }
+        props.changed()
+        return <p>Saved.</p>
+      }}
+    >
+      <Field label="Name">
+        <input name="name" required maxLength={255} defaultValue={d.name} autocomplete="off" />
+      </Field>
+      <Field label="Licence limit" hint="Unique learners who may launch; empty: no limit">
+        <input
+          name="licenseLimit"
+          type="number"
+          min={1}
+          step={1}
+          inputMode="numeric"
+          defaultValue={d.licenseLimit === null ? '' : String(d.licenseLimit)}
+        />
+      </Field>
+      <Field
+        label="Allowed LMS domains"
+        hint="One per line, e.g. lms.example.com or *.example.com; empty: anywhere"
+      >
+        <textarea name="allowedDomains" rows={2} defaultValue={d.allowedDomains.join('\n')} />
+      </Field>
+      <Field label="Tags" hint="Separated by commas">
+        <input name="tags" autocomplete="off" defaultValue={d.tags.join(', ')} />
+      </Field>
+      {d.status !== 'archived' && d.expiresAt !== null && (
+        <Field
+          label="Expiry day (UTC)"
+          hint="Only later than the current expiry; empty: never expires"
+        >
+          <input name="expires" type="date" defaultValue={expiryDay} />
+        </Field>
+      )}
+    </ActionForm>
+  )
+}
+
 function Manage(props: { d: Dispatch; changed: () => void }) {
   const { mode } = useSession()
   const { d } = props
@@ -144,23 +219,7 @@ function Manage(props: { d: Dispatch; changed: () => void }) {
         />
       </div>
       {status.node}
-      {d.status !== 'archived' && (
-        <ActionForm
-          title="Extend"
-          button="Extend"
-          onSubmit={async (form) => {
-            const day = new FormData(form).get('expires')
-            const expiresAt = typeof day === 'string' && day ? `${day}T23:59:59.999Z` : null
-            await api.post<Dispatch>(path('extend'), { expiresAt })
-            props.changed()
-            return <p>{expiresAt ? `Now expires ${when(expiresAt)}.` : 'Now never expires.'}</p>
-          }}
-        >
-          <Field label="New expiry day (UTC)" hint="Empty: never expires">
-            <input name="expires" type="date" />
-          </Field>
-        </ActionForm>
-      )}
+      <EditDispatch d={d} changed={props.changed} />
     </section>
   )
 }

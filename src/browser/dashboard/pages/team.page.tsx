@@ -14,6 +14,7 @@ import {
   ShownOnce,
   useLoad,
   useStatus,
+  when,
 } from '../ui.tsx'
 
 type Role = 'owner' | 'admin' | 'viewer'
@@ -30,7 +31,58 @@ interface Invite {
   expires_at: string
 }
 
+interface PendingInvite {
+  id: string
+  email: string
+  role: Role
+  created_at: string
+  expires_at: string
+}
+
 const ROLES: Role[] = ['viewer', 'admin', 'owner']
+
+/**
+ * Invite links nobody has used yet (admins see those for admins and viewers); Revoke makes a
+ * link stop working. `version` changes after a new invite, to reload the list.
+ */
+function PendingInvites(props: { version: number }) {
+  const invites = useLoad(() => api.get<{ invites: PendingInvite[] }>('/invites'), [props.version])
+  const status = useStatus()
+  return (
+    <>
+      <Loader loaded={invites}>
+        {({ invites: list }) => (
+          <DataTable
+            caption="Pending invitations"
+            head={['E-mail', 'Role', 'Created', 'Expires', '']}
+            keys={list.map((i) => i.id)}
+            empty="No pending invitations."
+            rows={list.map((i) => [
+              i.email,
+              i.role,
+              day(i.created_at),
+              when(i.expires_at),
+              <ActionButton
+                key="revoke"
+                label="Revoke"
+                danger
+                name={`Revoke the invitation of ${i.email}`}
+                confirm={`Revoke the invitation of ${i.email}? Its link stops working.`}
+                run={status.run}
+                onRun={async () => {
+                  await api.delete(`/invites/${encodeURIComponent(i.id)}`)
+                  invites.reload()
+                  return <p>The invitation of {i.email} is revoked.</p>
+                }}
+              />,
+            ])}
+          />
+        )}
+      </Loader>
+      {status.node}
+    </>
+  )
+}
 
 /** Owners invite users by a one-time link (no e-mail is sent: the link is shown to copy). */
 function InviteForm(props: { onInvited: () => void }) {
@@ -68,9 +120,13 @@ function InviteForm(props: { onInvited: () => void }) {
   )
 }
 
-/** The tenant's users; owners change roles, remove users (never the last owner) and invite. */
+/**
+ * The tenant's users; owners change roles, remove users (never the last owner) and invite;
+ * admins and owners see pending invitations and revoke them.
+ */
 export function TeamPage() {
-  const { isOwner, me } = useSession()
+  const { isOwner, canManage, me } = useSession()
+  const [invited, setInvited] = useState(0)
   const users = useLoad(() => api.get<{ users: User[] }>('/users'), [])
   const status = useStatus()
   const changeRole = (u: User, role: string) =>
@@ -136,7 +192,8 @@ export function TeamPage() {
         {isOwner ? '' : 'Only an owner can change the team. '}Your password:{' '}
         <a href={link('/account')}>Account</a>.
       </p>
-      {isOwner && <InviteForm onInvited={users.reload} />}
+      {canManage && <PendingInvites version={invited} />}
+      {isOwner && <InviteForm onInvited={() => setInvited((n) => n + 1)} />}
     </PageFrame>
   )
 }
