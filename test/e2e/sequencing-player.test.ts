@@ -34,8 +34,12 @@ const PHONE = { width: 390, height: 844 }
 const SHOTS = process.env.PLAYER_SCREENSHOTS ?? join(tmpdir(), 'courseport-player-screenshots')
 const CASE_TIMEOUT = 90_000
 
-/** One case or more of every sequencing family: CM, CO, CT, MS, OB, RU, SX, T. */
+/**
+ * One case or more of every family of the CTS's sequencing cases: API, CM, CO, CT, DDM, DMB, DMI,
+ * MS, OB, RU, SX, T.
+ */
 const SAMPLE = process.env.CTS_E2E_CASES?.split(',') ?? [
+  'API',
   'CM-01',
   'CM-03a',
   'CM-04b',
@@ -50,6 +54,9 @@ const SAMPLE = process.env.CTS_E2E_CASES?.split(',') ?? [
   'CO-03',
   'CO-08a',
   'CT-01',
+  'DDM',
+  'DMB',
+  'DMI',
   'MS-04',
   'MS-07',
   'OB-04',

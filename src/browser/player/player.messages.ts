@@ -97,10 +97,12 @@ export function finishedMessage(
     }
   }
   if (complete) return { title: 'Course complete', text: 'You can close this window.' }
+  // Not "the last part": under SCORM 2004 sequencing, no Continue may only mean the course
+  // does not flow, with parts still to pick.
   if (several) {
     return {
-      title: 'That was the last part of the course.',
-      text: 'You can close this window, or pick a part from the contents.',
+      title: 'This part has ended.',
+      text: 'Pick a part from the contents, or close this window.',
     }
   }
   return { title: 'The lesson has ended.', text: 'You can close this window.' }

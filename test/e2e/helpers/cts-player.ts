@@ -264,9 +264,15 @@ class CaseDriver {
     }
   }
 
-  /** A SCO that asked for nothing: the player says the part has ended and waits. */
+  /**
+   * A SCO that asked for nothing: the player says the part has ended and waits — or, when the SCO
+   * set cmi.exit to time-out or logout (an Exit All), shows the end screen.
+   */
   async #settledAfterTerminate(): Promise<void> {
-    await this.#frame.locator('.cp-notice').waitFor()
+    await this.#frame
+      .locator('.cp-notice:visible, .cp-screen .cp-message-title:visible')
+      .first()
+      .waitFor()
     await this.#idle()
   }
 
