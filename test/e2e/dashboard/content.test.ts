@@ -117,6 +117,8 @@ describeEachDatabase('dashboard content pages in Chromium', (database) => {
     await page.keyboard.press('Enter')
     await page.getByRole('heading', { name: 'Packages', exact: true }).waitFor()
     // The page's content takes the focus, so the next Tab starts in the page, not the header.
+    // The shell moves it in an effect after the new page has painted: wait for that, not less.
+    await page.waitForFunction(() => document.activeElement?.id === 'content')
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'content')
     assert.deepEqual(problems, [])
   })
