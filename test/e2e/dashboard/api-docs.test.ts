@@ -2,13 +2,18 @@
  * `/api/docs` offline: in Chromium with every non-loopback request blocked (and recorded), the
  * Scalar reference renders from the service's own assets, asks no vendor host for anything
  * (fonts, telemetry, the request proxy), and shows none of the buttons that need the vendor's
- * cloud; a "Test Request" goes straight to this server.
+ * cloud; a "Test Request" goes straight to this server. axe-core finds nothing serious or
+ * critical on it at desktop and phone width.
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts'
 import { isSkip, launchBrowser, type TestBrowser } from '../helpers/browser.ts'
-import { type DashboardServer, startDashboardServer } from './dashboard.helpers.ts'
+import {
+  type DashboardServer,
+  seriousViolations,
+  startDashboardServer,
+} from './dashboard.helpers.ts'
 
 let database: TestDatabase
 let server: DashboardServer
@@ -70,4 +75,17 @@ test('the API reference works with the network cut off and never calls the vendo
   assert.equal((await (await sent).response())?.status(), 401, 'answered by this server')
   assert.deepEqual(outside, [], 'requests to other hosts')
   assert.deepEqual(errors, [])
+})
+
+test('the API reference passes axe-core at desktop and phone width', async (t) => {
+  if (!browser) return t.skip(skip)
+  const page = await browser.page()
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 800 })
+    await page.goto(`${server.apiUrl}/api/docs`)
+    await page.getByRole('heading', { name: 'Courseport API', level: 1 }).waitFor()
+    await page.waitForLoadState('networkidle')
+    assert.equal(await page.getAttribute('html', 'lang'), 'en')
+    assert.deepEqual(await seriousViolations(page), [], `axe at ${width} px`)
+  }
 })

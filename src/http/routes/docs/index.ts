@@ -1,6 +1,12 @@
 import scalar from '@scalar/fastify-api-reference'
 import type { FastifyInstance } from 'fastify'
 import { actionsSubset } from '../../plugins/openapi.ts'
+import {
+  REFERENCE_ACCESSIBILITY_SCRIPT,
+  REFERENCE_CONTRAST_CSS,
+  REFERENCE_SCRIPT_PATH,
+  withAccessibility,
+} from './reference-accessibility.ts'
 
 /**
  * The reference page works offline and never talks to the vendor: its script comes from this
@@ -18,7 +24,7 @@ const OFFLINE = {
   agent: { disabled: true },
   mcp: { disabled: true },
   // System fonts, since the default ones would come from the vendor's font host.
-  customCss: `.scalar-app, .scalar-api-reference { --scalar-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; --scalar-font-code: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }`,
+  customCss: `.scalar-app, .scalar-api-reference { --scalar-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; --scalar-font-code: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }\n${REFERENCE_CONTRAST_CSS}`,
 } as const
 
 /** The machine-readable descriptions and the interactive reference page. */
@@ -26,6 +32,14 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
   app.get('/api/docs/openapi', { schema: { hide: true } }, async () => app.swagger())
   app.get('/api/v1/openapi-actions', { schema: { hide: true } }, async () =>
     actionsSubset(app.swagger() as unknown as Parameters<typeof actionsSubset>[0]),
+  )
+  app.get(REFERENCE_SCRIPT_PATH, { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').send(REFERENCE_ACCESSIBILITY_SCRIPT),
+  )
+  app.addHook('onSend', async (_request, reply, payload) =>
+    typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/html')
+      ? withAccessibility(payload)
+      : payload,
   )
   await app.register(scalar, {
     routePrefix: '/api/docs',
