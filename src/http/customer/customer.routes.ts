@@ -177,7 +177,8 @@ export const customerRoutes: FastifyPluginAsyncTypebox<CustomerRoutesOptions> = 
       schema: {
         ...common,
         operationId: 'dashboardInvite',
-        summary: 'Invite a user into the tenant (owners only); returns a one-time link',
+        summary:
+          'Invite a user into the tenant (owners and admins; owners only by owners); returns a one-time link',
         body: InviteBody,
         response: { 201: InviteResponse, ...errorResponses(400, 401, 403, 409) },
       },

@@ -188,5 +188,27 @@ describeEachDatabase('dashboard admin pages in Chromium', (database) => {
     )
     await page.getByLabel('Role of viewer@example.test').selectOption('admin')
     await page.getByText('viewer@example.test is now admin.').waitFor()
+
+    // As an admin they invite too, but only admins and viewers (the API refuses the rest).
+    const third = await launchBrowser({ viewport: { width: 1280, height: 800 } })
+    if (isSkip(third)) return t.skip(third.skip)
+    const adminBrowser: TestBrowser = third
+    try {
+      const admin = await adminBrowser.page()
+      await signIn(admin, server.apiUrl, 'viewer@example.test', 'viewer password 2')
+      await goTo(admin, 'Team')
+      const roles = admin.getByLabel('Role', { exact: true })
+      await roles.waitFor()
+      const offered = await roles
+        .locator('option')
+        .evaluateAll((o) => o.map((e) => (e as HTMLOptionElement).value))
+      assert.deepEqual(offered, ['viewer', 'admin'])
+      await admin.getByLabel('E-mail').fill('colleague@example.test')
+      await roles.selectOption('admin')
+      await admin.getByRole('button', { name: 'Create invite link' }).click()
+      await admin.getByLabel('One-time link for colleague@example.test').waitFor()
+    } finally {
+      await adminBrowser.close()
+    }
   })
 })

@@ -84,8 +84,11 @@ function PendingInvites(props: { version: number }) {
   )
 }
 
-/** Owners invite users by a one-time link (no e-mail is sent: the link is shown to copy). */
-function InviteForm(props: { onInvited: () => void }) {
+/**
+ * Owners and admins invite users by a one-time link (no e-mail is sent: the link is shown to
+ * copy); only owners invite owners, as the API rules.
+ */
+function InviteForm(props: { onInvited: () => void; canInviteOwners: boolean }) {
   const [made, setMade] = useState<Invite | null>(null)
   return (
     <ActionForm
@@ -106,7 +109,9 @@ function InviteForm(props: { onInvited: () => void }) {
         <select name="role">
           <option value="viewer">Viewer (reads everything)</option>
           <option value="admin">Admin (manages packages and webhooks)</option>
-          <option value="owner">Owner (also the team and API keys)</option>
+          {props.canInviteOwners && (
+            <option value="owner">Owner (also the team and API keys)</option>
+          )}
         </select>
       </Field>
       {made && (
@@ -121,8 +126,8 @@ function InviteForm(props: { onInvited: () => void }) {
 }
 
 /**
- * The tenant's users; owners change roles, remove users (never the last owner) and invite;
- * admins and owners see pending invitations and revoke them.
+ * The tenant's users; owners change roles and remove users (never the last owner); admins and
+ * owners invite, see pending invitations and revoke them.
  */
 export function TeamPage() {
   const { isOwner, canManage, me } = useSession()
@@ -189,11 +194,13 @@ export function TeamPage() {
       {status.node}
       <p>
         Owners manage the team and API keys; admins manage packages and webhooks; viewers read.{' '}
-        {isOwner ? '' : 'Only an owner can change the team. '}Your password:{' '}
+        {isOwner ? '' : 'Only an owner changes roles or removes users. '}Your password:{' '}
         <a href={link('/account')}>Account</a>.
       </p>
       {canManage && <PendingInvites version={invited} />}
-      {isOwner && <InviteForm onInvited={() => setInvited((n) => n + 1)} />}
+      {canManage && (
+        <InviteForm canInviteOwners={isOwner} onInvited={() => setInvited((n) => n + 1)} />
+      )}
     </PageFrame>
   )
 }
