@@ -13,8 +13,9 @@ import {
   lessonStatusOf,
   prerequisitesMet,
 } from '../../modules/scorm/prerequisites/index.ts'
+import type { ItemMark, ItemState } from './contents.view.ts'
 import type { NavItem } from './navigator.ts'
-import type { ItemMark, ItemState } from './player.view.ts'
+import type { StartResponse } from './protocol.types.ts'
 
 export interface StatusItem extends NavItem {
   readonly prerequisites?: string | null
@@ -132,4 +133,19 @@ function asLessonStatus(value: string | undefined): LessonStatus | undefined {
     default:
       return undefined
   }
+}
+
+/** The start answer's items as the contents and the item statuses take them. */
+export function statusItemsOf(start: StartResponse): StatusItem[] {
+  return start.items.map((i) => ({
+    id: i.id,
+    title: i.title,
+    level: i.level,
+    launchable: i.launchable,
+    href: i.href ?? null,
+    visible: i.visible !== false,
+    prerequisites: i.prerequisites ?? null,
+    ...(i.completion_status !== undefined && { completion_status: i.completion_status }),
+    ...(i.success_status !== undefined && { success_status: i.success_status }),
+  }))
 }

@@ -4,6 +4,7 @@
  * below without touching the page.
  */
 import type { RequestValidity } from '../../modules/scorm/data-model/index.ts'
+import type { AfterTerminate } from './after-terminate.ts'
 
 export interface NavItem {
   readonly id: string
@@ -116,5 +117,31 @@ export function createFlowNavigator(
           return target !== undefined && byId.has(target) ? 'true' : 'false'
       }
     },
+  }
+}
+
+/**
+ * The move a terminated SCO's request makes on the flow navigator, or undefined when it asked
+ * for nothing, for the end, or for a move the navigator does not allow (continue on the last
+ * item): the learner then decides.
+ */
+export function flowMoveAfterTerminate(
+  action: AfterTerminate,
+  nav: Navigator,
+): (() => NavItem | undefined) | undefined {
+  switch (action.kind) {
+    case 'continue':
+      return nav.canNext() ? () => nav.next() : undefined
+    case 'previous':
+      return nav.canPrevious() ? () => nav.previous() : undefined
+    case 'choice':
+      return nav.canChoose(action.target) ? () => nav.choose(action.target) : undefined
+    case 'jump':
+      return nav.requestValid('jump', action.target) === 'true'
+        ? () => nav.jump(action.target)
+        : undefined
+    case 'end':
+    case 'stay':
+      return undefined
   }
 }

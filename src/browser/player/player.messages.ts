@@ -1,7 +1,7 @@
 /** What the learner reads when something ends or fails. Plain words, no codes up front. */
 import type { EndReason } from './after-terminate.ts'
-import type { Message, ScreenAction } from './player.view.ts'
 import { RuntimeCallError } from './runtime.client.ts'
+import type { Message, ScreenAction } from './stage.view.ts'
 
 export function startErrorMessage(err: unknown, retry?: ScreenAction): Message {
   const status = err instanceof RuntimeCallError ? err.status : -1

@@ -7,6 +7,12 @@ import { blockedText } from './player.messages.ts'
 import { beaconOutboxes } from './player.support.ts'
 import type { RuntimeClient } from './runtime.client.ts'
 
+/**
+ * How long opening an item, a sequencer move or leaving the course waits for commits to reach
+ * the server before going on (saying so when they have not).
+ */
+export const SAVE_WAIT_MS = 10_000
+
 export interface SavesOptions {
   readonly sessionId: string
   readonly client: RuntimeClient

@@ -6,7 +6,7 @@
  */
 import type { RequestValidity } from '../../modules/scorm/data-model/index.ts'
 import type { AfterTerminate } from './after-terminate.ts'
-import type { ItemMark } from './player.view.ts'
+import type { ItemMark } from './contents.view.ts'
 import type { NavigationRequestName, RequestValidAnswers, SequencingUi } from './protocol.types.ts'
 
 /** A navigation request with its target (choice, jump). */

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { createFlowNavigator, type NavItem } from '../../../src/browser/player/navigator.ts'
+import {
+  createFlowNavigator,
+  flowMoveAfterTerminate,
+  type NavItem,
+} from '../../../src/browser/player/navigator.ts'
 
 const heading = (id: string, level = 0): NavItem => ({ id, title: id, level, launchable: false })
 const sco = (id: string, level = 1): NavItem => ({ id, title: id, level, launchable: true })
@@ -115,5 +119,26 @@ describe('flow/choice navigator', () => {
     const none = createFlowNavigator(COURSE, { available: () => false })
     assert.equal(none.current?.id, 'a', 'nothing available: the first item, not nothing')
     assert.equal(none.canNext(), false)
+  })
+})
+
+describe("a terminated SCO's request on the flow navigator", () => {
+  test('continue, previous, choice and jump move when the navigator allows them', () => {
+    const nav = createFlowNavigator(COURSE, { startId: 'b' })
+    assert.equal(flowMoveAfterTerminate({ kind: 'continue' }, nav)?.()?.id, 'c')
+    assert.equal(flowMoveAfterTerminate({ kind: 'previous' }, nav)?.()?.id, 'b')
+    assert.equal(flowMoveAfterTerminate({ kind: 'choice', target: 'a' }, nav)?.()?.id, 'a')
+    const noChoice = createFlowNavigator(COURSE, { choice: false })
+    assert.equal(flowMoveAfterTerminate({ kind: 'choice', target: 'c' }, noChoice), undefined)
+    assert.equal(flowMoveAfterTerminate({ kind: 'jump', target: 'c' }, noChoice)?.()?.id, 'c')
+  })
+
+  test('a move that cannot be followed, the end or no request leaves it to the learner', () => {
+    const nav = createFlowNavigator(COURSE, { startId: 'c' })
+    assert.equal(flowMoveAfterTerminate({ kind: 'continue' }, nav), undefined)
+    assert.equal(flowMoveAfterTerminate({ kind: 'jump', target: 'gone' }, nav), undefined)
+    assert.equal(flowMoveAfterTerminate({ kind: 'end', reason: 'exit' }, nav), undefined)
+    assert.equal(flowMoveAfterTerminate({ kind: 'stay' }, nav), undefined)
+    assert.equal(nav.current?.id, 'c', 'asking moved nothing')
   })
 })
