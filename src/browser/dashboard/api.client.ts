@@ -3,12 +3,9 @@
  * the PUT of a presigned upload. Every page imports `api` (or `uploadWithProgress`) from here.
  */
 
-export type Mode = 'test' | 'live'
+import type { Me } from '../../http/customer/customer.schemas.ts'
 
-export interface Me {
-  user: { id: string; email: string; role: 'owner' | 'admin' | 'viewer'; tenant_id: string }
-  csrf_token: string
-}
+export type Mode = 'test' | 'live'
 
 export class ApiError extends Error {
   readonly status: number

@@ -4,7 +4,8 @@
  */
 import { render } from 'preact'
 import { useCallback, useEffect, useState } from 'preact/hooks'
-import { api, type Me, type Mode, rememberCsrf } from './api.client.ts'
+import type { Me } from '../../http/customer/customer.schemas.ts'
+import { api, type Mode, rememberCsrf } from './api.client.ts'
 import { Shell } from './shell.tsx'
 import { PasswordForm } from './sign-in.tsx'
 import { SIGNED_OUT_EVENT } from './ui.tsx'

@@ -1,6 +1,7 @@
 import { createContext } from 'preact'
 import { useContext } from 'preact/hooks'
-import type { Me, Mode } from './api.client.ts'
+import type { Me } from '../../http/customer/customer.schemas.ts'
+import type { Mode } from './api.client.ts'
 
 /** What every page may read besides its params: who is signed in and which mode's data. */
 export interface DashboardSession {

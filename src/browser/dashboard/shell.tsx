@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import type { Me, Mode } from './api.client.ts'
+import type { Me } from '../../http/customer/customer.schemas.ts'
+import type { Mode } from './api.client.ts'
 import { link, matchPath, useLocation } from './router.ts'
 import { routes } from './routes.ts'
 import { type DashboardSession, SessionContext } from './session.ts'

@@ -1,6 +1,6 @@
 import type { TargetedSubmitEvent } from 'preact'
 import { useState } from 'preact/hooks'
-import type { Me } from './api.client.ts'
+import type { Me } from '../../http/customer/customer.schemas.ts'
 import { errorText, Field } from './ui.tsx'
 
 /**

@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { Timestamp } from '../schemas/common.ts'
 
 /** The cookie security scheme's name in the OpenAPI document (plugins/openapi.ts). */
@@ -26,6 +26,7 @@ export const Me = Type.Object(
   },
   { $id: 'DashboardMe', title: 'DashboardMe' },
 )
+export type Me = Static<typeof Me>
 
 export const LoginBody = Type.Object(
   {
@@ -57,6 +58,7 @@ export const InviteResponse = Type.Object({
   invite_url: Type.String({ description: 'One-time link; shown once, no e-mail is sent' }),
   expires_at: Timestamp,
 })
+export type InviteResponse = Static<typeof InviteResponse>
 
 export const PendingInvite = Type.Object({
   id: Type.String({ description: "The link token's hash: identifies the invite, never the link" }),
@@ -68,6 +70,7 @@ export const PendingInvite = Type.Object({
   created_at: Timestamp,
   expires_at: Timestamp,
 })
+export type PendingInvite = Static<typeof PendingInvite>
 
 export const AcceptBody = Type.Object(
   { password: Type.String({ minLength: 10, maxLength: 256 }) },
@@ -142,6 +145,9 @@ export const ReportResponse = Type.Object({
     }),
   ),
 })
+export type ReportResponse = Static<typeof ReportResponse>
+/** One line of the report (a package, a package × dispatch, or a learner). */
+export type ReportRow = ReportResponse['packages'][number]
 
 export const OverviewResponse = Type.Object({
   mode: Type.Union([Type.Literal('test'), Type.Literal('live')]),
@@ -154,3 +160,4 @@ export const OverviewResponse = Type.Object({
   }),
   since: Timestamp,
 })
+export type OverviewResponse = Static<typeof OverviewResponse>

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import type { AppContext } from '../../context.ts'
 import { requirePermission } from '../../modules/accounts/roles.ts'
 import { CredentialService } from '../../modules/lrs/credential.service.ts'
@@ -19,10 +19,14 @@ const Endpoint = Type.String({
   description: 'The xAPI endpoint to configure in content and tools (HTTP Basic: key, secret)',
 })
 
-const DashboardCredentialList = Type.Object({
+export const DashboardCredentialList = Type.Object({
   ...CredentialList.properties,
   endpoint: Endpoint,
 })
+export type DashboardCredentialList = Static<
+  typeof DashboardCredentialList,
+  { XapiCredential: typeof Credential }
+>
 
 // Long on purpose: a route plugin: one short registration per endpoint of this resource.
 /**

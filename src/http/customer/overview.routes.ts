@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import type { AppContext } from '../../context.ts'
 import {
   ACTIVITY_DAYS,
@@ -13,7 +13,7 @@ import { customerScope } from './customer-auth.ts'
 
 const Count = Type.Integer({ minimum: 0 })
 
-const ActivityResponse = Type.Object({
+export const ActivityResponse = Type.Object({
   mode: Type.Union([Type.Literal('test'), Type.Literal('live')]),
   days: Type.Array(
     Type.Object({
@@ -49,6 +49,7 @@ const ActivityResponse = Type.Object({
     { description: 'The latest 20 events, newest first' },
   ),
 })
+export type ActivityResponse = Static<typeof ActivityResponse>
 
 /** The overview page's charts: activity per day, usage against the allotment, recent events. */
 export const customerOverviewRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import type { AppContext } from '../../context.ts'
 import type { AccountService } from '../../modules/accounts/account.service.ts'
 import { DashboardKeys } from '../../modules/accounts/dashboard-keys.service.ts'
@@ -19,13 +19,21 @@ const UserList = Type.Object({
   ),
 })
 
-const KeyView = Type.Object({
+export const KeyView = Type.Object({
   id: Type.String(),
   mode: Mode,
   hint: Type.String({ description: 'The last characters of the key' }),
   created_at: Timestamp,
   revoked_at: Type.Union([Timestamp, Type.Null()]),
 })
+export type KeyView = Static<typeof KeyView>
+
+export const CreatedKey = Type.Object({
+  id: Type.String(),
+  mode: Mode,
+  key: Type.String({ description: 'Shown once, never stored' }),
+})
+export type CreatedKey = Static<typeof CreatedKey>
 
 // Long on purpose: a route plugin: one short registration per endpoint of this resource.
 /**
@@ -145,11 +153,7 @@ export const customerTeamRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Create an API key (owners only); the key is in this answer only',
         body: Type.Object({ mode: Mode }, { additionalProperties: false }),
         response: {
-          201: Type.Object({
-            id: Type.String(),
-            mode: Mode,
-            key: Type.String({ description: 'Shown once, never stored' }),
-          }),
+          201: CreatedKey,
           ...errorResponses(400, 401, 403),
         },
       },

@@ -4,25 +4,14 @@
  */
 import type { TargetedSubmitEvent } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
+import type {
+  ConversionJob,
+  ConversionList,
+} from '../../../http/routes/conversions/conversion.schemas.ts'
 import { ApiError, api, query } from '../api.client.ts'
 import { link } from '../router.ts'
 import { useSession } from '../session.ts'
 import { DataTable, errorText, Field, when } from '../ui.tsx'
-
-export interface ConversionJob {
-  job_id: string
-  status: 'queued' | 'processing' | 'completed' | 'failed'
-  title: string
-  source_filename: string
-  target_scorm_version: '1.2' | '2004'
-  slide_count: number
-  hidden_slide_count: number
-  progress: { done: number; total: number; percent: number }
-  package_id: string | null
-  error: string | null
-  warnings: Array<{ code: string; message: string; slides: number[] }>
-  created_at: string
-}
 
 const POLL_MS = 1500
 
@@ -137,7 +126,7 @@ export function ConversionForm() {
   const [job, setJob] = useState<ConversionJob | null>(null)
   const [jobs, setJobs] = useState<ConversionJob[] | null>(null)
   const refresh = () => {
-    api.get<{ jobs: ConversionJob[] }>(`/conversions${query({ mode, limit: '10' })}`).then(
+    api.get<ConversionList>(`/conversions${query({ mode, limit: '10' })}`).then(
       (answer) => setJobs(answer.jobs),
       (err: unknown) => setError(errorText(err)),
     )

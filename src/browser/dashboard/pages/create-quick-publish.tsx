@@ -4,6 +4,7 @@
  */
 import type { TargetedSubmitEvent } from 'preact'
 import { useRef, useState } from 'preact/hooks'
+import type { QuickPublishResult } from '../../../http/routes/quick-publish/quick-publish.schemas.ts'
 import { api, query } from '../api.client.ts'
 import { link } from '../router.ts'
 import { useSession } from '../session.ts'
@@ -15,15 +16,6 @@ interface SlideDraft {
   content: string
   image_url: string
   image_alt: string
-}
-
-interface Published {
-  package_id: string
-  title: string
-  scorm_version: '1.2' | '2004'
-  slide_count: number
-  package_url: string
-  launch_url: string
 }
 
 let nextKey = 1
@@ -127,7 +119,7 @@ export function QuickPublishForm() {
     const form = event.currentTarget
     const data = new FormData(form)
     void status.run(async () => {
-      const made = await api.post<Published>(`/quick-publish${query({ mode })}`, {
+      const made = await api.post<QuickPublishResult>(`/quick-publish${query({ mode })}`, {
         title: String(data.get('title') ?? ''),
         scorm_version: data.get('scorm_version') === '1.2' ? '1.2' : '2004',
         slides: slides.map(slideBody),

@@ -4,6 +4,11 @@
  * its status (pause, resume, archive, restore, delete), revoking old wrappers, and a form that
  * edits its name, licence limit, allowed domains, tags and expiry.
  */
+import type {
+  Dispatch,
+  DispatchRefusal,
+  RefusalList,
+} from '../../../http/routes/dispatches/dispatch.schemas.ts'
 import { api, query } from '../api.client.ts'
 import { link, navigate } from '../router.ts'
 import { useSession } from '../session.ts'
@@ -19,15 +24,7 @@ import {
   useStatus,
   when,
 } from '../ui.tsx'
-import { type Dispatch, Seats, STATUS_TEXT, wrapperUrl } from './dispatches-shared.tsx'
-
-interface Refusal {
-  id: string
-  reason: string
-  origin: string | null
-  learnerId: string | null
-  occurredAt: string
-}
+import { Seats, STATUS_TEXT, wrapperUrl } from './dispatches-shared.tsx'
 
 /** What a learner was told, in the words an administrator would use. */
 const REASONS: Record<string, string> = {
@@ -224,7 +221,7 @@ function Manage(props: { d: Dispatch; changed: () => void }) {
   )
 }
 
-function Refusals(props: { refusals: Refusal[] }) {
+function Refusals(props: { refusals: DispatchRefusal[] }) {
   return (
     <DataTable
       caption="Latest refused launches"
@@ -248,7 +245,7 @@ export function DispatchDetailPage(props: { params: Record<string, string> }) {
     const path = `/dispatches/${encodeURIComponent(id)}`
     const [d, refused] = await Promise.all([
       api.get<Dispatch>(`${path}${query({ mode })}`),
-      api.get<{ refusals: Refusal[] }>(`${path}/refusals${query({ mode })}`),
+      api.get<RefusalList>(`${path}/refusals${query({ mode })}`),
     ])
     // The package's title is a nicety: the page works without it.
     const pkg = await api

@@ -1,40 +1,6 @@
-/** What the dispatch pages share: the record as /api/customer/dispatches returns it, and links. */
+/** What the dispatch pages share: seats, status words and the wrapper link. */
+import type { Dispatch } from '../../../http/routes/dispatches/dispatch.schemas.ts'
 import { type Mode, query } from '../api.client.ts'
-
-export type DispatchStatus = 'active' | 'paused' | 'expired' | 'archived'
-
-export interface Dispatch {
-  id: string
-  packageId: string
-  name: string
-  status: DispatchStatus
-  licenseLimit: number | null
-  expiresAt: string | null
-  allowedDomains: string[]
-  tags: string[]
-  launchUrl: string
-  counts: {
-    uniqueLearners: number
-    launches: number
-    completions: number
-    refusals: number
-    separatedLearners: number
-    rateLimited: number
-  }
-  wrapperGeneration: number
-  createdAt: string
-  updatedAt: string
-  pausedAt: string | null
-  archivedAt: string | null
-}
-
-export interface PackageSummary {
-  id: string
-  title: string
-  status: 'active' | 'archived'
-  content_type: 'scorm' | 'cmi5' | 'xapi'
-  scorm_version: '1.2' | '2004' | null
-}
 
 /**
  * The wrapper zip's URL: a plain link, so the browser downloads it with the session cookie (a GET
@@ -53,7 +19,7 @@ export function seatsText(d: Dispatch): string {
   return d.licenseLimit === null ? `${used} (no limit)` : `${used} of ${d.licenseLimit}`
 }
 
-export const STATUS_TEXT: Record<DispatchStatus, string> = {
+export const STATUS_TEXT: Record<Dispatch['status'], string> = {
   active: 'Active',
   paused: 'Paused',
   expired: 'Expired',

@@ -3,6 +3,8 @@
  * refused launches, a wrapper download per row, and (admins and owners) the form that creates
  * one. A dispatch's own page (dispatches-detail.page.tsx) pauses, extends, revokes and deletes.
  */
+import type { Dispatch, DispatchList } from '../../../http/routes/dispatches/dispatch.schemas.ts'
+import type { Package, PackageList } from '../../../http/routes/packages/package.schemas.ts'
 import { api, query } from '../api.client.ts'
 import { link } from '../router.ts'
 import { useSession } from '../session.ts'
@@ -16,13 +18,7 @@ import {
   PageFrame,
   useLoad,
 } from '../ui.tsx'
-import {
-  type Dispatch,
-  type PackageSummary,
-  Seats,
-  STATUS_TEXT,
-  wrapperUrl,
-} from './dispatches-shared.tsx'
+import { Seats, STATUS_TEXT, wrapperUrl } from './dispatches-shared.tsx'
 
 /** Lines or commas → trimmed, non-empty entries. */
 function entries(text: string | undefined): string[] {
@@ -44,7 +40,7 @@ function createBody(v: Record<string, string>) {
   }
 }
 
-function CreateDispatch(props: { packages: PackageSummary[]; created: () => void }) {
+function CreateDispatch(props: { packages: Package[]; created: () => void }) {
   const { mode } = useSession()
   const scorm = props.packages.filter((p) => p.content_type === 'scorm' && p.status === 'active')
   if (scorm.length === 0)
@@ -150,8 +146,8 @@ export function DispatchesPage(_props: { params: Record<string, string> }) {
   const loaded = useLoad(
     () =>
       Promise.all([
-        api.get<{ dispatches: Dispatch[] }>(`/dispatches${query({ mode, limit: '200' })}`),
-        api.get<{ packages: PackageSummary[] }>(`/packages${query({ mode, limit: '200' })}`),
+        api.get<DispatchList>(`/dispatches${query({ mode, limit: '200' })}`),
+        api.get<PackageList>(`/packages${query({ mode, limit: '200' })}`),
       ]),
     [mode],
   )

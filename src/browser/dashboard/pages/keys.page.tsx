@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks'
+import type { CreatedKey, KeyView } from '../../../http/customer/team.routes.ts'
 import { api, type Mode } from '../api.client.ts'
 import { useSession } from '../session.ts'
 import {
@@ -16,19 +17,11 @@ import {
 } from '../ui.tsx'
 import { ChoiceSelect } from './filters.tsx'
 
-interface Key {
-  id: string
-  mode: Mode
-  hint: string
-  created_at: string
-  revoked_at: string | null
-}
-
 /** API keys of both modes: create (the key shown once) and revoke; owners only. */
 export function KeysPage() {
   const { isOwner, mode } = useSession()
   const keys = useLoad(
-    () => (isOwner ? api.get<{ keys: Key[] }>('/api-keys') : Promise.resolve({ keys: [] })),
+    () => (isOwner ? api.get<{ keys: KeyView[] }>('/api-keys') : Promise.resolve({ keys: [] })),
     [isOwner],
   )
   const status = useStatus()
@@ -78,7 +71,7 @@ export function KeysPage() {
         button="Create key"
         onSubmit={async (form) => {
           const wanted = formValues(form).mode === 'live' ? 'live' : 'test'
-          const answer = await api.post<{ key: string; mode: Mode }>('/api-keys', { mode: wanted })
+          const answer = await api.post<CreatedKey>('/api-keys', { mode: wanted })
           setMade(answer)
           keys.reload()
           return undefined

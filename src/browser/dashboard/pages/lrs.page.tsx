@@ -3,7 +3,10 @@
  * the mode (the secret shown once, at creation), and revoking them. Creating and revoking are
  * for owners, as for API keys.
  */
+
 import { useState } from 'preact/hooks'
+import type { DashboardCredentialList } from '../../../http/customer/lrs-credentials.routes.ts'
+import type { CreatedCredential, Credential } from '../../../http/routes/xapi/xapi.schemas.ts'
 import { api, query } from '../api.client.ts'
 import { useSession } from '../session.ts'
 import {
@@ -20,25 +23,7 @@ import {
   when,
 } from '../ui.tsx'
 
-type Scope = 'all' | 'all/read' | 'statements/read'
-
-interface Credential {
-  id: string
-  key: string
-  label: string
-  scope: Scope
-  xapi_version: '1.0.3' | '2.0.0'
-  created_at: string
-  revoked_at: string | null
-}
-
-interface Created {
-  credential: Credential
-  secret: string
-  endpoint: string
-}
-
-const SCOPES: Record<Scope, string> = {
+const SCOPES: Record<Credential['scope'], string> = {
   all: 'Read and write everything',
   'all/read': 'Read everything',
   'statements/read': 'Read statements only',
@@ -53,7 +38,7 @@ function CreateCredential(props: { created: () => void }) {
       class="card lrs-form"
       onSubmit={async (form) => {
         const v = formValues(form)
-        const made = await api.post<Created>(`/lrs-credentials${query({ mode })}`, {
+        const made = await api.post<CreatedCredential>(`/lrs-credentials${query({ mode })}`, {
           label: v.label || undefined,
           scope: v.scope,
           xapi_version: v.xapi_version,
@@ -170,10 +155,7 @@ function Endpoint(props: { url: string }) {
 export function LrsPage(_props: { params: Record<string, string> }) {
   const { mode, isOwner } = useSession()
   const loaded = useLoad(
-    () =>
-      api.get<{ credentials: Credential[]; endpoint: string }>(
-        `/lrs-credentials${query({ mode, limit: '200' })}`,
-      ),
+    () => api.get<DashboardCredentialList>(`/lrs-credentials${query({ mode, limit: '200' })}`),
     [mode],
   )
   return (

@@ -1,34 +1,11 @@
 import { useMemo } from 'preact/hooks'
+import type { OverviewResponse } from '../../../http/customer/customer.schemas.ts'
+import type { ActivityResponse } from '../../../http/customer/overview.routes.ts'
 import { api, query } from '../api.client.ts'
 import { type ChartLine, DailyChart, PALETTE } from '../chart.tsx'
 import { link } from '../router.ts'
 import { useSession } from '../session.ts'
 import { DataTable, Loader, PageFrame, percent, useLoad, when } from '../ui.tsx'
-
-interface Figures {
-  packages: number
-  active_learners: number
-  billing_period: string
-  sessions_completed: number
-  failing_webhooks: number
-}
-interface Activity {
-  days: { day: string; launches: number; completions: number; new_active_learners: number }[]
-  usage: {
-    billing_period: string
-    active_learners: number
-    allotment: number | null
-    thresholds: { percent: number; learners: number; reached: boolean }[]
-  }
-  recent_events: {
-    id: string
-    type: string
-    entity_type: string | null
-    entity_id: string | null
-    severity: 'info' | 'warn'
-    occurred_at: string
-  }[]
-}
 
 function Figure(props: { label: string; value: number; href: string }) {
   return (
@@ -42,7 +19,7 @@ function Figure(props: { label: string; value: number; href: string }) {
 }
 
 /** Where an event's entity is shown in the dashboard, when it has a page. */
-function entityLink(e: Activity['recent_events'][number]) {
+function entityLink(e: ActivityResponse['recent_events'][number]) {
   if (!e.entity_id) return '—'
   if (e.entity_type === 'package')
     return <a href={link(`/packages/${e.entity_id}`)}>{e.entity_id}</a>
@@ -52,7 +29,7 @@ function entityLink(e: Activity['recent_events'][number]) {
 }
 
 /** Active learners against the plan's allotment, with the 70/90/100 % marks on the bar. */
-function UsageBar(props: { usage: Activity['usage'] }) {
+function UsageBar(props: { usage: ActivityResponse['usage'] }) {
   const { usage } = props
   if (usage.allotment === null)
     return <p>{usage.active_learners} active learners this period (no plan allotment).</p>
@@ -91,7 +68,7 @@ function UsageBar(props: { usage: Activity['usage'] }) {
   )
 }
 
-function Charts(props: { activity: Activity }) {
+function Charts(props: { activity: ActivityResponse }) {
   const { days, usage } = props.activity
   const dayList = useMemo(() => days.map((d) => d.day), [days])
   const traffic = useMemo(
@@ -151,8 +128,11 @@ function Charts(props: { activity: Activity }) {
 /** The landing page: figures, usage against the allotment, charts of the last 30 days, events. */
 export function OverviewPage() {
   const { mode } = useSession()
-  const figures = useLoad(() => api.get<Figures>(`/overview${query({ mode })}`), [mode])
-  const activity = useLoad(() => api.get<Activity>(`/overview/activity${query({ mode })}`), [mode])
+  const figures = useLoad(() => api.get<OverviewResponse>(`/overview${query({ mode })}`), [mode])
+  const activity = useLoad(
+    () => api.get<ActivityResponse>(`/overview/activity${query({ mode })}`),
+    [mode],
+  )
   return (
     <PageFrame title="Overview">
       <Loader loaded={figures}>

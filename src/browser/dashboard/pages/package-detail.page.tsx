@@ -1,3 +1,5 @@
+import type { PackageDetail } from '../../../http/routes/packages/package.schemas.ts'
+import type { LaunchResponse } from '../../../http/routes/sessions/session.schemas.ts'
 import { api, query } from '../api.client.ts'
 import { link } from '../router.ts'
 import { useSession } from '../session.ts'
@@ -13,50 +15,6 @@ import {
 } from '../ui.tsx'
 import { UploadForm } from './package-upload.tsx'
 import { typeLabel } from './packages.page.tsx'
-
-interface Version {
-  id: string
-  version_number: number
-  active: boolean
-  edition: string | null
-  title: string
-  file_count: number
-  total_bytes: number
-  original_filename: string
-  uploaded_by: string | null
-  created_at: string
-  activated_at: string | null
-}
-interface Manifest {
-  manifestPath?: string
-  identifier?: string | null
-  edition?: string | null
-  totalBytes?: number
-  launches?: { id: string; title: string; kind: string; href: string }[]
-  scorm?: { sequencing?: unknown } | null
-}
-export interface PackageDetail {
-  package: {
-    id: string
-    title: string
-    description: string | null
-    status: 'active' | 'archived'
-    content_type: string
-    scorm_version: string | null
-    archived_at: string | null
-    created_at: string
-  }
-  versions: Version[]
-  manifest: Manifest | null
-  warnings: string[]
-  runtime_warnings: {
-    code: string
-    element: string
-    example: string
-    count: number
-    last_seen_at: string
-  }[]
-}
 
 function Facts(props: { d: PackageDetail }) {
   const { package: p, manifest } = props.d
@@ -110,7 +68,7 @@ export function PackageDetailPage(props: { params: Record<string, string> }) {
                 label="Launch a preview"
                 run={status.run}
                 onRun={async () => {
-                  const launch = await api.post<{ launch_url: string }>(`${path}/test-launch${m}`)
+                  const launch = await api.post<LaunchResponse>(`${path}/test-launch${m}`)
                   window.open(launch.launch_url, '_blank', 'noopener')
                   return (
                     <p>

@@ -1,18 +1,13 @@
 import type { TargetedSubmitEvent } from 'preact'
 import { useRef, useState } from 'preact/hooks'
+import type {
+  PackageDetail,
+  UploadUrlResponse,
+} from '../../../http/routes/packages/package.schemas.ts'
 import { ApiError, api, putWithProgress, query, uploadFile } from '../api.client.ts'
 import { navigate } from '../router.ts'
 import { useSession } from '../session.ts'
 import { errorText, Field, kib } from '../ui.tsx'
-
-interface UploadUrl {
-  presigned_url: string
-  required_put_headers: Record<string, string>
-  storage_path: string
-}
-export interface PackageDetailAnswer {
-  package: { id: string }
-}
 
 type Phase =
   | { kind: 'idle' }
@@ -32,9 +27,9 @@ async function sendPackage(
   packageId: string | undefined,
   onProgress: (f: number) => void,
   onProcessing: () => void,
-): Promise<PackageDetailAnswer> {
+): Promise<PackageDetail> {
   const m = query({ mode })
-  const url = await api.post<UploadUrl>(`/packages/upload-url${m}`, {
+  const url = await api.post<UploadUrlResponse>(`/packages/upload-url${m}`, {
     filename: file.name,
     file_size: file.size,
   })
@@ -42,11 +37,11 @@ async function sendPackage(
     const path = packageId
       ? `/packages/${encodeURIComponent(packageId)}/versions`
       : '/packages/upload'
-    return uploadFile<PackageDetailAnswer>(`${path}${m}`, file, onProgress)
+    return uploadFile<PackageDetail>(`${path}${m}`, file, onProgress)
   }
   await putWithProgress(url.presigned_url, url.required_put_headers, file, onProgress)
   onProcessing()
-  return api.post<PackageDetailAnswer>(`/packages/process${m}`, {
+  return api.post<PackageDetail>(`/packages/process${m}`, {
     storage_path: url.storage_path,
     ...(packageId && { package_id: packageId }),
   })

@@ -1,19 +1,10 @@
 import { useState } from 'preact/hooks'
+import type { PackageList } from '../../../http/routes/packages/package.schemas.ts'
 import { api, query } from '../api.client.ts'
 import { link } from '../router.ts'
 import { useSession } from '../session.ts'
 import { DataTable, day, Field, Loader, PageFrame, useLoad } from '../ui.tsx'
 import { UploadForm } from './package-upload.tsx'
-
-export interface PackageRow {
-  id: string
-  title: string
-  status: 'active' | 'archived'
-  content_type: string
-  scorm_version: string | null
-  version_count: number
-  updated_at: string
-}
 
 export function typeLabel(p: { content_type: string; scorm_version: string | null }): string {
   if (p.content_type === 'scorm') return `SCORM ${p.scorm_version ?? ''}`.trim()
@@ -25,7 +16,7 @@ export function PackagesPage(props: { params: Record<string, string> }) {
   const { mode, canManage } = useSession()
   const [status, setStatus] = useState(props.params.status === 'archived' ? 'archived' : 'active')
   const list = useLoad(
-    () => api.get<{ packages: PackageRow[] }>(`/packages${query({ mode, status, limit: '200' })}`),
+    () => api.get<PackageList>(`/packages${query({ mode, status, limit: '200' })}`),
     [mode, status],
   )
   return (

@@ -1,20 +1,9 @@
+import type { ReportResponse, ReportRow } from '../../../http/customer/customer.schemas.ts'
 import { api, csvUrl, query } from '../api.client.ts'
 import { link } from '../router.ts'
 import { useSession } from '../session.ts'
 import { DataTable, duration, Field, Loader, PageFrame, percent, useLoad } from '../ui.tsx'
 import { dayStart, FilterForm } from './filters.tsx'
-
-interface ReportRow {
-  package_id: string
-  package_title: string | null
-  learners: number
-  attempts: number
-  completion_rate: number
-  pass_rate: number | null
-  average_score: number | null
-  average_time_seconds: number
-  median_time_seconds: number
-}
 
 /** Horizontal bars of a 0–1 rate per package (the table below has the exact figures). */
 function RateBars(props: {
@@ -49,8 +38,7 @@ export function ReportPage(props: { params: Record<string, string> }) {
   const p = props.params
   const filter = { package_id: p.package_id, from: dayStart(p.from), to: dayStart(p.to) }
   const loaded = useLoad(
-    () =>
-      api.get<{ packages: ReportRow[] }>(`/reports/learner-progress${query({ mode, ...filter })}`),
+    () => api.get<ReportResponse>(`/reports/learner-progress${query({ mode, ...filter })}`),
     [mode, JSON.stringify(filter)],
   )
   return (

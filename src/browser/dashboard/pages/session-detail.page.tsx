@@ -1,58 +1,12 @@
+import type { SessionDetail } from '../../../http/routes/sessions/session.schemas.ts'
 import { api, query } from '../api.client.ts'
 import { link } from '../router.ts'
 import { useSession } from '../session.ts'
 import { DataTable, duration, Loader, PageFrame, percent, useLoad, when } from '../ui.tsx'
 
-interface Score {
-  scaled: number | null
-  raw: number | null
-  min: number | null
-  max: number | null
-}
-interface Activity {
-  id: string
-  title: string
-  parent: string | null
-  attempts: number
-  completion_status: string
-  success_status: string
-  measure: number | null
-  progress_measure: number | null
-  suspended: boolean
-}
-interface SessionDetail {
-  session_id: string
-  package_id: string
-  learner_id: string
-  learner_name: string
-  completion_status: string
-  success_status: string
-  score: Score
-  progress_percent: number
-  total_time: string
-  time_spent_seconds: number
-  created_at: string
-  updated_at: string
-  completed_at: string | null
-  attempt: number
-  scorm_version: string | null
-  suspended: boolean
-  launch_count: number
-  dispatch_id: string | null
-  scos: {
-    item_id: string
-    completion_status: string
-    success_status: string
-    score: Score
-    total_time: string | null
-  }[]
-  cmi_data: Record<string, unknown>
-  sequencing?: {
-    objectives_global_to_system: boolean
-    activities: Activity[]
-    global_objectives: { id: string; success_status: string; measure: number | null }[]
-  }
-}
+type Score = SessionDetail['score']
+/** One activity of the sequencing engine's tree (SCORM 2004 sessions). */
+type Activity = NonNullable<SessionDetail['sequencing']>['activities'][number]
 
 function scoreText(s: Score): string {
   if (s.scaled !== null) return percent(s.scaled)

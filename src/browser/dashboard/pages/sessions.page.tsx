@@ -1,24 +1,10 @@
 import { useState } from 'preact/hooks'
+import type { SessionList, SessionListItem } from '../../../http/routes/sessions/session.schemas.ts'
 import { api, csvUrl, query } from '../api.client.ts'
 import { link } from '../router.ts'
 import { useSession } from '../session.ts'
 import { DataTable, day, duration, Field, Loader, PageFrame, percent, useLoad } from '../ui.tsx'
 import { ChoiceSelect, dayStart, FilterForm } from './filters.tsx'
-
-interface SessionRow {
-  session_id: string
-  package_id: string
-  learner_id: string
-  completion_status: string
-  success_status: string
-  score: { scaled: number | null }
-  time_spent_seconds: number
-  created_at: string
-}
-interface SessionPage {
-  sessions: SessionRow[]
-  next_cursor: string | null
-}
 
 const FILTERS = ['package_id', 'learner_id', 'completion_status', 'success_status'] as const
 
@@ -35,15 +21,19 @@ export function SessionsPage(props: { params: Record<string, string> }) {
     to: dayStart(p.to),
   }
   const key = JSON.stringify(filter)
-  const [more, setMore] = useState<{ key: string; rows: SessionRow[]; cursor: string | null }>()
+  const [more, setMore] = useState<{
+    key: string
+    rows: SessionListItem[]
+    cursor: string | null
+  }>()
   const first = useLoad(
-    () => api.get<SessionPage>(`/sessions${query({ mode, ...filter, limit: '50' })}`),
+    () => api.get<SessionList>(`/sessions${query({ mode, ...filter, limit: '50' })}`),
     [mode, key],
   )
   const extra = more?.key === key ? more : undefined
   const loadMore = (cursor: string) => {
     void api
-      .get<SessionPage>(`/sessions${query({ mode, ...filter, limit: '50', cursor })}`)
+      .get<SessionList>(`/sessions${query({ mode, ...filter, limit: '50', cursor })}`)
       .then((page) =>
         setMore({
           key,

@@ -1,4 +1,10 @@
 import { useState } from 'preact/hooks'
+import type {
+  DeliveryList,
+  RotatedSecret,
+  WebhookDelivery,
+  WebhookEnvelope,
+} from '../../../http/routes/webhooks/webhook.schemas.ts'
 import { api, query } from '../api.client.ts'
 import { link, navigate } from '../router.ts'
 import { useSession } from '../session.ts'
@@ -13,26 +19,9 @@ import {
   useStatus,
   when,
 } from '../ui.tsx'
-import type { Webhook } from './webhooks.page.tsx'
-
-interface Attempt {
-  number: number
-  outcome: string
-  status_code: number | null
-  error: string | null
-}
-interface Delivery {
-  delivery_id: string
-  event: string
-  status: string
-  attempts: number
-  max_attempts: number
-  created_at: string
-  attempt_history: Attempt[]
-}
 
 /** "#1 HTTP 500, #2 timeout": every attempt of the delivery, oldest first. */
-function attemptsText(d: Delivery): string {
+function attemptsText(d: WebhookDelivery): string {
   if (!d.attempt_history.length) return 'none yet'
   return d.attempt_history
     .map(
@@ -49,10 +38,10 @@ export function WebhookDetailPage(props: { params: Record<string, string> }) {
   const m = query({ mode })
   const path = `/webhooks/${encodeURIComponent(id)}`
   const [status, setStatus] = useState('')
-  const endpoint = useLoad(() => api.get<{ webhook: Webhook }>(`${path}${m}`), [id, mode])
+  const endpoint = useLoad(() => api.get<WebhookEnvelope>(`${path}${m}`), [id, mode])
   const deliveries = useLoad(
     () =>
-      api.get<{ deliveries: Delivery[] }>(
+      api.get<DeliveryList>(
         `${path}/deliveries${query({ mode, limit: '50', status: status || undefined })}`,
       ),
     [id, mode, status],
@@ -99,7 +88,7 @@ export function WebhookDetailPage(props: { params: Record<string, string> }) {
                 confirm="Rotate the signing secret? The old one keeps signing for 24 hours."
                 run={jobs.run}
                 onRun={async () => {
-                  const made = await api.post<{ secret: string }>(`${path}/rotate-secret${m}`)
+                  const made = await api.post<RotatedSecret>(`${path}/rotate-secret${m}`)
                   setSecret(made.secret)
                   endpoint.reload()
                   return undefined

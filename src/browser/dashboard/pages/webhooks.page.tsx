@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks'
+import type { RotatedSecret, WebhookList } from '../../../http/routes/webhooks/webhook.schemas.ts'
 import { api, type Mode, query } from '../api.client.ts'
 import { link } from '../router.ts'
 import { useSession } from '../session.ts'
@@ -15,17 +16,6 @@ import {
 } from '../ui.tsx'
 import { ChoiceSelect } from './filters.tsx'
 
-export interface Webhook {
-  id: string
-  label: string | null
-  url: string
-  status: 'active' | 'disabled'
-  eventScope: string
-  mode: Mode
-  secretRotatedAt: string | null
-  createdAt: string
-}
-
 export const SCOPES = ['all', 'packages', 'sessions', 'usage', 'dispatches', 'competency']
 
 function CreateForm(props: { onCreated: () => void }) {
@@ -38,10 +28,11 @@ function CreateForm(props: { onCreated: () => void }) {
       onSubmit={async (form) => {
         const v = formValues(form)
         const target: Mode = v.mode === 'live' ? 'live' : 'test'
-        const answer = await api.post<{ webhook: Webhook; secret: string }>(
-          `/webhooks${query({ mode: target })}`,
-          { url: v.url, label: v.label || undefined, eventScope: v.eventScope },
-        )
+        const answer = await api.post<RotatedSecret>(`/webhooks${query({ mode: target })}`, {
+          url: v.url,
+          label: v.label || undefined,
+          eventScope: v.eventScope,
+        })
         form.reset()
         setMade({ id: answer.webhook.id, secret: answer.secret, mode: target })
         props.onCreated()
@@ -97,7 +88,7 @@ function CreateForm(props: { onCreated: () => void }) {
 export function WebhooksPage() {
   const { mode, canManage } = useSession()
   const list = useLoad(
-    () => api.get<{ webhooks: Webhook[] }>(`/webhooks${query({ mode, limit: '100' })}`),
+    () => api.get<WebhookList>(`/webhooks${query({ mode, limit: '100' })}`),
     [mode],
   )
   return (

@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { NextCursor, NullableTimestamp, PaginationQuery, Timestamp } from '../../schemas/common.ts'
 
 const Status = Type.Union(
@@ -51,12 +51,14 @@ export const ConversionJob = Type.Object(
   },
   { $id: 'ConversionJob', title: 'ConversionJob' },
 )
+export type ConversionJob = Static<typeof ConversionJob>
 
 export const ConversionList = Type.Object({
   jobs: Type.Array(Type.Ref('ConversionJob')),
   total: Type.Integer({ description: 'Jobs matching the filter, over all pages' }),
   next_cursor: NextCursor,
 })
+export type ConversionList = Static<typeof ConversionList, { ConversionJob: typeof ConversionJob }>
 
 export const ConversionListQuery = Type.Intersect([
   PaginationQuery,

@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import {
   IdField,
   NextCursor,
@@ -69,6 +69,7 @@ export const Dispatch = Type.Object(
   },
   { $id: 'Dispatch', title: 'Dispatch' },
 )
+export type Dispatch = Static<typeof Dispatch>
 
 export const CreateDispatchBody = Type.Object(
   {
@@ -124,6 +125,8 @@ export const DispatchList = Type.Object({
   dispatches: Type.Array(Type.Ref('Dispatch')),
   next_cursor: NextCursor,
 })
+/** With its `Type.Ref('Dispatch')` resolved: a bare `Static` leaves a Ref `unknown`. */
+export type DispatchList = Static<typeof DispatchList, { Dispatch: typeof Dispatch }>
 
 export const PackageQuery = Type.Object({
   scorm_version: Type.Optional(
@@ -150,3 +153,6 @@ export const RefusalList = Type.Object({
     }),
   ),
 })
+export type RefusalList = Static<typeof RefusalList>
+/** One refused launch, as GET /dispatches/{id}/refusals lists it. */
+export type DispatchRefusal = RefusalList['refusals'][number]

@@ -1,4 +1,5 @@
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
+import type { StoredManifest } from '../../../modules/packages/package-ingest.ts'
 import { NextCursor, NullableTimestamp, TenantIdField, Timestamp } from '../../schemas/common.ts'
 
 const ContentType = Type.Union([Type.Literal('scorm'), Type.Literal('cmi5'), Type.Literal('xapi')])
@@ -24,6 +25,7 @@ export const RuntimeWarning = Type.Object({
   first_seen_at: Timestamp,
   last_seen_at: Timestamp,
 })
+export type RuntimeWarning = Static<typeof RuntimeWarning>
 
 /** PATCH /packages/{id}: only the fields given change. */
 export const PackagePatchBody = Type.Object(
@@ -48,6 +50,7 @@ export const Package = Type.Object(
   },
   { $id: 'Package', title: 'Package' },
 )
+export type Package = Static<typeof Package>
 
 export const PackageVersion = Type.Object(
   {
@@ -70,6 +73,7 @@ export const PackageVersion = Type.Object(
   },
   { $id: 'PackageVersion', title: 'PackageVersion' },
 )
+export type PackageVersion = Static<typeof PackageVersion>
 
 export const PackageDetail = Type.Object(
   {
@@ -87,11 +91,20 @@ export const PackageDetail = Type.Object(
   },
   { $id: 'PackageDetail', title: 'PackageDetail' },
 )
+/**
+ * With its `Type.Ref`s resolved (a bare `Static` leaves a Ref `unknown`), and `manifest` as the
+ * ingest stores it (the schema leaves that object open).
+ */
+export type PackageDetail = Omit<
+  Static<typeof PackageDetail, { Package: typeof Package; PackageVersion: typeof PackageVersion }>,
+  'manifest'
+> & { manifest: StoredManifest | null }
 
 export const PackageList = Type.Object({
   packages: Type.Array(Type.Ref('Package')),
   next_cursor: NextCursor,
 })
+export type PackageList = Static<typeof PackageList, { Package: typeof Package }>
 
 export const PackageIdParams = Type.Object({ packageId: Type.String() })
 export const VersionParams = Type.Object({ packageId: Type.String(), versionId: Type.String() })
@@ -109,6 +122,7 @@ export const UploadUrlResponse = Type.Object({
   storage_path: Type.String(),
   expires_at: Timestamp,
 })
+export type UploadUrlResponse = Static<typeof UploadUrlResponse>
 
 export const ProcessBody = Type.Object({
   tenant_id: Type.Optional(TenantIdField),

@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { TenantIdField, Timestamp } from '../../schemas/common.ts'
 
 const ScormVersion = Type.Union([Type.Literal('1.2'), Type.Literal('2004')])
@@ -54,3 +54,4 @@ export const QuickPublishResult = Type.Object(
   },
   { $id: 'QuickPublishResult', title: 'QuickPublishResult' },
 )
+export type QuickPublishResult = Static<typeof QuickPublishResult>

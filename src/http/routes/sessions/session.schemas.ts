@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import {
   IdField,
   NextCursor,
@@ -39,6 +39,7 @@ export const LaunchResponse = Type.Object({
   attempt: Type.Integer(),
   expires_at: Timestamp,
 })
+export type LaunchResponse = Static<typeof LaunchResponse>
 
 /** cmi5 and Tin Can sessions: a summary of the statements of their registration. */
 const XapiSummary = Type.Object(
@@ -140,6 +141,7 @@ export const SessionDetail = Type.Object(
   },
   { $id: 'SessionDetail', title: 'Session' },
 )
+export type SessionDetail = Static<typeof SessionDetail>
 
 export const SessionListItem = Type.Object({
   id: Type.String(),
@@ -166,6 +168,7 @@ export const SessionListItem = Type.Object({
   ),
   xapi: Type.Optional(XapiSummary),
 })
+export type SessionListItem = Static<typeof SessionListItem>
 
 export const SessionListQuery = Type.Object({
   package_id: Type.Optional(Type.String()),
@@ -191,3 +194,4 @@ export const SessionList = Type.Object({
   sessions: Type.Array(SessionListItem),
   next_cursor: NextCursor,
 })
+export type SessionList = Static<typeof SessionList>

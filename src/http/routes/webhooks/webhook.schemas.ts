@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import {
   NextCursor,
   NullableTimestamp,
@@ -49,6 +49,7 @@ export const Webhook = Type.Object(
   },
   { $id: 'Webhook', title: 'Webhook' },
 )
+export type Webhook = Static<typeof Webhook>
 
 export const WebhookAttempt = Type.Object(
   {
@@ -67,6 +68,7 @@ export const WebhookAttempt = Type.Object(
   },
   { $id: 'WebhookAttempt', title: 'WebhookAttempt' },
 )
+export type WebhookAttempt = Static<typeof WebhookAttempt>
 
 export const WebhookDelivery = Type.Object(
   {
@@ -93,6 +95,11 @@ export const WebhookDelivery = Type.Object(
   },
   { $id: 'WebhookDelivery', title: 'WebhookDelivery' },
 )
+/** With its `Type.Ref('WebhookAttempt')` resolved: a bare `Static` leaves a Ref `unknown`. */
+export type WebhookDelivery = Static<
+  typeof WebhookDelivery,
+  { WebhookAttempt: typeof WebhookAttempt }
+>
 
 export const CreateWebhookBody = Type.Object({
   url: Type.String({ maxLength: 2048, description: 'HTTPS receiver URL' }),
@@ -146,16 +153,23 @@ export const DeliveryListQuery = Type.Intersect([
 ])
 
 export const WebhookEnvelope = Type.Object({ webhook: Type.Ref('Webhook') })
+export type WebhookEnvelope = Static<typeof WebhookEnvelope, { Webhook: typeof Webhook }>
 export const WebhookList = Type.Object({
   webhooks: Type.Array(Type.Ref('Webhook')),
   next_cursor: NextCursor,
 })
+export type WebhookList = Static<typeof WebhookList, { Webhook: typeof Webhook }>
 export const RotatedSecret = Type.Object({
   webhook: Type.Ref('Webhook'),
   secret: Type.String({ description: 'The new signing secret, shown this once' }),
 })
+export type RotatedSecret = Static<typeof RotatedSecret, { Webhook: typeof Webhook }>
 export const DeliveryEnvelope = Type.Object({ delivery: Type.Ref('WebhookDelivery') })
 export const DeliveryList = Type.Object({
   deliveries: Type.Array(Type.Ref('WebhookDelivery')),
   next_cursor: NextCursor,
 })
+export type DeliveryList = Static<
+  typeof DeliveryList,
+  { WebhookDelivery: typeof WebhookDelivery; WebhookAttempt: typeof WebhookAttempt }
+>

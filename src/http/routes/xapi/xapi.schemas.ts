@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { NextCursor, NullableTimestamp, Timestamp } from '../../schemas/common.ts'
 
 export const CredentialScope = Type.Union(
@@ -41,6 +41,7 @@ export const Credential = Type.Object(
   },
   { $id: 'XapiCredential', title: 'XapiCredential' },
 )
+export type Credential = Static<typeof Credential>
 
 export const CreatedCredential = Type.Object({
   credential: Type.Ref('XapiCredential'),
@@ -49,6 +50,10 @@ export const CreatedCredential = Type.Object({
   }),
   endpoint: Type.String({ description: 'The xAPI endpoint to configure in content' }),
 })
+export type CreatedCredential = Static<
+  typeof CreatedCredential,
+  { XapiCredential: typeof Credential }
+>
 
 export const CredentialList = Type.Object({
   credentials: Type.Array(Type.Ref('XapiCredential')),
