@@ -104,13 +104,7 @@ export const cmi5ApiRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     },
     async (request, reply) => {
       const { au_index, reason } = request.body
-      await services.cmi5.waive(
-        scopeOf(request),
-        request.params.registration,
-        au_index,
-        reason,
-        services.structureOf,
-      )
+      await services.actions.waive(scopeOf(request), request.params.registration, au_index, reason)
       return reply.status(204).send(null)
     },
   )
@@ -126,11 +120,7 @@ export const cmi5ApiRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       },
     },
     async (request, reply) => {
-      await services.cmi5.abandon(
-        scopeOf(request),
-        request.params.cmi5SessionId,
-        services.structureOf,
-      )
+      await services.actions.abandon(scopeOf(request), request.params.cmi5SessionId)
       return reply.status(204).send(null)
     },
   )
@@ -178,11 +168,12 @@ export const cmi5ContentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     async (request, reply) => {
       const { sessionId } = request.params
       const token = request.query.token ?? ''
-      const session = await menuSession(services.cmi5.deps, sessionId, token, request.host)
-      const version = await services.versionOf(session.version_id)
+      const session = await menuSession(services.deps, sessionId, token, request.host)
+      const scope = { tenantId: session.tenant_id, mode: session.mode }
+      const version = await services.versionOf(scope, session.version_id)
       const structure = version?.manifest.cmi5
       if (!version || !structure) throw new AppError('invalid_state', 'Not a cmi5 course')
-      const entries = await menuEntries(services.cmi5.deps, session, structure)
+      const entries = await menuEntries(services.deps, session, structure)
       const query = `token=${encodeURIComponent(token)}`
       const html = menuPage(version.manifest.title, entries, (i) => `${sessionId}/au/${i}?${query}`)
       return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html)
@@ -194,12 +185,12 @@ export const cmi5ContentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     async (request, reply) => {
       const { sessionId } = request.params
       const token = request.query.token ?? ''
-      const session = await menuSession(services.cmi5.deps, sessionId, token, request.host)
-      const version = await services.versionOf(session.version_id)
-      if (!version?.manifest.cmi5) throw new AppError('invalid_state', 'Not a cmi5 course')
+      const session = await menuSession(services.deps, sessionId, token, request.host)
       const scope = { tenantId: session.tenant_id, mode: session.mode }
+      const version = await services.versionOf(scope, session.version_id)
+      if (!version?.manifest.cmi5) throw new AppError('invalid_state', 'Not a cmi5 course')
       const origin = `${request.protocol}://${request.host}`
-      const launch = await services.cmi5.launch(scope, session, version, {
+      const launch = await services.launcher.launch(scope, session, version, {
         auIndex: Number(request.params.index),
         returnUrl: `${origin}/cmi5/menu/${sessionId}?token=${encodeURIComponent(token)}`,
       })
@@ -210,7 +201,7 @@ export const cmi5ContentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     '/cmi5/fetch/:launchId',
     { schema: { hide: true } },
     async (request, reply) => {
-      const answer = await services.cmi5.fetch(request.params.launchId, request.query.k ?? '')
+      const answer = await services.fetch(request.params.launchId, request.query.k ?? '')
       return reply
         .code(200)
         .header('access-control-allow-origin', '*')

@@ -12,20 +12,3 @@ export async function findLaunchForFetch(
 ): Promise<Cmi5LaunchesTable | undefined> {
   return db.selectFrom('cmi5_launches').selectAll().where('id', '=', id).executeTakeFirst()
 }
-
-/**
- * A package version's manifest by id alone, for the cmi5 structure loader. Unscoped because its
- * callers (the LRS guard, launches, abandon) hold a version id they read from a registration or
- * launch row already found in their scope; the structure is the package's content, never data.
- * TODO: take the scope once StructureLoader carries it, and move this to cmi5.repository.ts.
- */
-export async function findVersionManifest(
-  db: Executor,
-  versionId: string,
-): Promise<{ manifest: string; blob_prefix: string; package_id: string } | undefined> {
-  return db
-    .selectFrom('package_versions')
-    .select(['manifest', 'blob_prefix', 'package_id'])
-    .where('id', '=', versionId)
-    .executeTakeFirst()
-}

@@ -6,14 +6,15 @@ import type { LrsCredential } from '../lrs/credential.service.ts'
 import type { GuardedRequest, LrsLaunchGuard } from '../lrs/launch-guard.ts'
 import { isObject, type JsonObject } from '../lrs/xapi-primitives.ts'
 import * as repo from './cmi5.repository.ts'
-import type { Cmi5Service, StructureLoader } from './cmi5.service.ts'
 import {
   AU_VERBS,
   LAUNCH_DATA_STATE_ID,
   LEARNER_PREFERENCES_PROFILE_ID,
   VERB,
 } from './cmi5.vocabulary.ts'
+import type { StructureLoader } from './lms-actions.service.ts'
 import { emptyProgress, type RegistrationState } from './move-on.ts'
+import type { Cmi5Registrations } from './registration.service.ts'
 import { checkAuStatement, type LaunchFacts, progressAfter } from './statement-rules.ts'
 import type { TinCanService } from './tincan.service.ts'
 
@@ -76,17 +77,21 @@ function ownDataOnly(
  * reaction to what the AU stored: session state, moveOn, `satisfied`, the session's status.
  */
 export class Cmi5Guard implements LrsLaunchGuard {
-  readonly #cmi5: Cmi5Service
+  readonly #registrations: Cmi5Registrations
   readonly #tincan: TinCanService
   readonly #structureOf: StructureLoader
-  constructor(cmi5: Cmi5Service, tincan: TinCanService, structureOf: StructureLoader) {
-    this.#cmi5 = cmi5
+  constructor(
+    registrations: Cmi5Registrations,
+    tincan: TinCanService,
+    structureOf: StructureLoader,
+  ) {
+    this.#registrations = registrations
     this.#tincan = tincan
     this.#structureOf = structureOf
   }
 
   async #context(credential: LrsCredential) {
-    const { db } = this.#cmi5.deps
+    const { db } = this.#registrations.deps
     const launch = credential.launchId
       ? await repo.findLaunch(db, credential, credential.launchId)
       : undefined
@@ -122,8 +127,8 @@ export class Cmi5Guard implements LrsLaunchGuard {
       req.params.profileId === LEARNER_PREFERENCES_PROFILE_ID &&
       launch.preferences_read === 0
     ) {
-      const at = isoNow(this.#cmi5.deps.clock)
-      await repo.updateLaunch(this.#cmi5.deps.db, credential, launch.id, {
+      const at = isoNow(this.#registrations.deps.clock)
+      await repo.updateLaunch(this.#registrations.deps.db, credential, launch.id, {
         preferences_read: 1,
         updated_at: at,
       })
@@ -144,7 +149,7 @@ export class Cmi5Guard implements LrsLaunchGuard {
     if (body === undefined) return // not JSON: the LRS answers 400
     const list = (Array.isArray(body) ? body : [body]).filter(isObject)
     const versionId = reg.version_id
-    const structure = await this.#structureOf(versionId)
+    const structure = await this.#structureOf(credential, versionId)
     const au = structure?.aus[launch.au_index]
     const state = JSON.parse(reg.state) as RegistrationState
     let facts: LaunchFacts = {
@@ -175,9 +180,9 @@ export class Cmi5Guard implements LrsLaunchGuard {
       await this.#tincan.stored(credential, launch, reg, statements)
       return
     }
-    const structure = await this.#structureOf(reg.version_id)
+    const structure = await this.#structureOf(credential, reg.version_id)
     if (!structure) return
-    const { db, clock } = this.#cmi5.deps
+    const { db, clock } = this.#registrations.deps
     let state = JSON.parse(reg.state) as RegistrationState
     const key = String(launch.au_index)
     const verbs = JSON.parse(launch.verbs) as string[]
@@ -199,14 +204,14 @@ export class Cmi5Guard implements LrsLaunchGuard {
       } else if (verb === VERB.completed || verb === VERB.passed || verb === VERB.failed) {
         const before = state.aus[key] ?? emptyProgress()
         state = { ...state, aus: { ...state.aus, [key]: progressAfter(before, st) } }
-        state = await this.#cmi5.settle(credential, reg, structure, state, launch.id)
+        state = await this.#registrations.settle(credential, reg, structure, state, launch.id)
       } else if (verb === VERB.terminated) {
         await repo.updateLaunch(db, credential, launch.id, { status: 'terminated', updated_at: at })
-        await this.#cmi5.writer.lrs.credentials.revokeLaunch(credential, launch.id)
+        await this.#registrations.writer.lrs.credentials.revokeLaunch(credential, launch.id)
         const result = isObject(st.result) ? st.result : {}
         const duration = typeof result.duration === 'string' ? result.duration : null
         const ms = clock.now().getTime() - Date.parse(launch.launched_at)
-        await this.#cmi5.settle(credential, reg, structure, state, launch.id, {
+        await this.#registrations.settle(credential, reg, structure, state, launch.id, {
           seconds: Math.round(ms / 1000),
           duration,
           suspended: false,

@@ -135,3 +135,21 @@ export async function claimFetch(
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
 }
+
+/**
+ * A package version's manifest, blob prefix and package, for launches and the cmi5 structure
+ * loader: callers hold a version id read from a session, registration or launch row of `scope`.
+ */
+export async function findVersionManifest(
+  db: Executor,
+  scope: TenantScope,
+  versionId: string,
+): Promise<{ manifest: string; blob_prefix: string; package_id: string } | undefined> {
+  return db
+    .selectFrom('package_versions')
+    .select(['manifest', 'blob_prefix', 'package_id'])
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('id', '=', versionId)
+    .executeTakeFirst()
+}

@@ -6,16 +6,16 @@ import type { LrsCredential } from '../lrs/credential.service.ts'
 import { isObject, type JsonObject } from '../lrs/xapi-primitives.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import * as repo from './cmi5.repository.ts'
+import { VERB } from './cmi5.vocabulary.ts'
+import type { CourseLaunch } from './cmi5-launch.service.ts'
 import {
-  type Cmi5Service,
-  type CourseLaunch,
-  type CourseLaunchInput,
+  contentUrl,
   LAUNCH_CREDENTIAL_TTL_MS,
   type LaunchedVersion,
   withParams,
-} from './cmi5.service.ts'
-import { VERB } from './cmi5.vocabulary.ts'
+} from './launch-url.ts'
 import { emptyProgress, type RegistrationState } from './move-on.ts'
+import type { Cmi5Registrations, CourseLaunchInput } from './registration.service.ts'
 
 /**
  * Tin Can (tincan.xml) launches with the established Rustici convention: the course's launch
@@ -24,9 +24,9 @@ import { emptyProgress, type RegistrationState } from './move-on.ts'
  * statements about the course's main activity.
  */
 export class TinCanService {
-  readonly #cmi5: Cmi5Service
-  constructor(cmi5: Cmi5Service) {
-    this.#cmi5 = cmi5
+  readonly #registrations: Cmi5Registrations
+  constructor(registrations: Cmi5Registrations) {
+    this.#registrations = registrations
   }
 
   async launch(
@@ -39,8 +39,8 @@ export class TinCanService {
     const target = version.manifest.launches[0]
     if (!activity || !target)
       throw new AppError('invalid_state', 'The course has nothing to launch')
-    const { db, clock } = this.#cmi5.deps
-    const { row: reg } = await this.#cmi5.registrationFor(scope, session, input)
+    const { db, clock } = this.#registrations.deps
+    const { row: reg } = await this.#registrations.registrationFor(scope, session, input)
     const launchId = crypto.randomUUID()
     const at = isoNow(clock)
     const launch: Cmi5LaunchesTable = {
@@ -63,15 +63,15 @@ export class TinCanService {
       updated_at: at,
     }
     await repo.insertLaunch(db, scope, launch)
-    const credential = await this.#cmi5.writer.lrs.credentials.createForLaunch(scope, {
+    const credential = await this.#registrations.writer.lrs.credentials.createForLaunch(scope, {
       launchId,
       label: `Tin Can launch ${launchId}`,
       expiresAt: new Date(clock.now().getTime() + LAUNCH_CREDENTIAL_TTL_MS),
     })
     await repo.updateLaunch(db, scope, launchId, { credential_id: credential.id })
-    const url = this.#cmi5.contentUrl(scope, version, session, target.href)
+    const url = contentUrl(this.#registrations.deps, scope, version, session, target.href)
     const launchUrl = withParams(url, {
-      endpoint: `${this.#cmi5.deps.config.publicUrl}/xapi/`,
+      endpoint: `${this.#registrations.deps.config.publicUrl}/xapi/`,
       auth: `Basic ${credential.basicToken}`,
       actor: reg.actor,
       registration: reg.id,
@@ -111,11 +111,11 @@ export class TinCanService {
       aus: { ...state.aus, '0': p },
       courseSatisfied: p.completed || p.passed,
     }
-    await repo.updateRegistration(this.#cmi5.deps.db, scope, reg.id, {
+    await repo.updateRegistration(this.#registrations.deps.db, scope, reg.id, {
       state: JSON.stringify(next),
-      updated_at: isoNow(this.#cmi5.deps.clock),
+      updated_at: isoNow(this.#registrations.deps.clock),
     })
-    await this.#cmi5.writer.writeStatus(scope, reg.session_id, {
+    await this.#registrations.writer.writeStatus(scope, reg.session_id, {
       completion: next.courseSatisfied ? 'completed' : 'incomplete',
       success: p.passed ? 'passed' : p.failed ? 'failed' : 'unknown',
       score: p.score ?? { scaled: null, raw: null, min: null, max: null },

@@ -228,6 +228,53 @@ describeEachDatabase('cmi5 and Tin Can launches', (database) => {
     )
   })
 
+  test('the LMS abandons a session that will not terminate, and waives an AU', async () => {
+    const packageId = await upload({ 'cmi5.xml': CMI5_XML, 'index.html': '<p>AU</p>' })
+    const launched = await launch(packageId, 'bo@example.com')
+    const url = new URL(launched.launch_url)
+    const registration = url.searchParams.get('registration') ?? ''
+    const fetchPath = (url.searchParams.get('fetch') ?? '').replace(/^https?:\/\/[^/]+/, '')
+    const cmi5SessionId = /\/cmi5\/fetch\/([^/?]+)/.exec(fetchPath)?.[1] ?? ''
+    const lms = (path: string, payload?: Record<string, unknown>) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v1/cmi5/${path}`,
+        headers: bearer(tenant.testKey),
+        ...(payload !== undefined && { payload }),
+      })
+
+    assert.equal((await lms(`sessions/${cmi5SessionId}/abandon`)).statusCode, 204)
+    // An ended session cannot be abandoned again, and its fetch URL says it has ended.
+    assert.equal((await lms(`sessions/${cmi5SessionId}/abandon`)).statusCode, 409)
+    assert.equal((await lms(`sessions/${crypto.randomUUID()}/abandon`)).statusCode, 404)
+    const fetched = await t.content.inject({ method: 'POST', url: fetchPath })
+    assert.equal(fetched.json()['error-code'], '2')
+
+    const waive = { au_index: 0, reason: 'Administrative' }
+    assert.equal((await lms(`registrations/${registration}/waive`, waive)).statusCode, 204)
+    assert.equal((await lms(`registrations/${crypto.randomUUID()}/waive`, waive)).statusCode, 404)
+    assert.equal((await detail(launched.session_id)).completion_status, 'completed')
+
+    const lrs = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/xapi/credentials',
+      headers: bearer(tenant.testKey),
+      payload: { label: 'reader' },
+    })
+    const reader = lrs.json()
+    const basic = `Basic ${Buffer.from(`${reader.credential.key}:${reader.secret}`).toString('base64')}`
+    const list = await xapi(
+      basic,
+      'GET',
+      `/xapi/statements?registration=${registration}&ascending=true`,
+    )
+    const verbs = list
+      .json()
+      .statements.map((s: { verb: { id: string } }) => s.verb.id.split('/').pop())
+    // Waiving the only AU satisfies its block and the course.
+    assert.deepEqual(verbs, ['launched', 'abandoned', 'waived', 'satisfied', 'satisfied'])
+  })
+
   test('a course of several AUs opens on its menu; each entry launches its AU', async () => {
     const two = CMI5_XML.replace(
       '</block>',
