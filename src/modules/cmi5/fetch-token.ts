@@ -17,6 +17,17 @@ function hash(secret: string): string {
   return createHash('sha256').update(secret).digest('hex')
 }
 
+/**
+ * Whether `secret` is the one whose hash a launch keeps, in constant time. A Tin Can launch
+ * has no fetch URL and keeps an empty hash, which no secret matches (and which
+ * `timingSafeEqual` would refuse with a RangeError for its length).
+ */
+function secretMatches(secret: string, kept: string): boolean {
+  const expected = Buffer.from(kept, 'hex')
+  const given = Buffer.from(hash(secret), 'hex')
+  return expected.length === given.length && timingSafeEqual(given, expected)
+}
+
 /** A new launch's fetch secret, and the hash its launch row keeps (`fetch_hash`). */
 export function newFetchSecret(): { secret: string; hash: string } {
   const secret = randomBase62(32)
@@ -35,8 +46,7 @@ export async function fetchAuthToken(
 ): Promise<JsonObject> {
   const { db, clock } = deps
   const launch = isUuid(launchId) ? await findLaunchForFetch(db, launchId) : undefined
-  const given = Buffer.from(hash(secret), 'hex')
-  if (!launch || !timingSafeEqual(given, Buffer.from(launch.fetch_hash, 'hex'))) {
+  if (!launch || !secretMatches(secret, launch.fetch_hash)) {
     return { 'error-code': '3', 'error-text': 'Unknown fetch URL' }
   }
   if (launch.status === 'terminated' || launch.status === 'abandoned') {

@@ -342,5 +342,19 @@ describeEachDatabase('cmi5 and Tin Can launches', (database) => {
     assert.ok(
       creds.json().credentials.every((c: { label: string }) => !c.label.startsWith('Tin Can')),
     )
+    // A Tin Can launch has no fetch URL: asking for one by its id is an unknown URL, not a crash.
+    const row = await t.ctx.db.kysely
+      .selectFrom('cmi5_launches')
+      .select('id')
+      .where('session_id', '=', launched.session_id)
+      .executeTakeFirstOrThrow()
+    for (const k of ['', 'guess']) {
+      const fetched = await t.content.inject({
+        method: 'POST',
+        url: `/cmi5/fetch/${row.id}?k=${k}`,
+      })
+      assert.equal(fetched.statusCode, 200, fetched.body)
+      assert.equal(fetched.json()['error-code'], '3')
+    }
   })
 })
