@@ -10,7 +10,12 @@ export const ModeQuery = Type.Optional(
   }),
 )
 
-const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('viewer')])
+export const Role = Type.Union([
+  Type.Literal('owner'),
+  Type.Literal('admin'),
+  Type.Literal('viewer'),
+])
+export type Role = Static<typeof Role>
 
 export const Me = Type.Object(
   {

@@ -4,20 +4,22 @@ import type { AppContext } from '../../context.ts'
 import type { AccountService } from '../../modules/accounts/account.service.ts'
 import { DashboardKeys } from '../../modules/accounts/dashboard-keys.service.ts'
 import { errorResponses, Timestamp } from '../schemas/common.ts'
-import { DashboardSecurity, PendingInvite } from './customer.schemas.ts'
+import { DashboardSecurity, PendingInvite, Role } from './customer.schemas.ts'
 import { customerOf } from './customer-auth.ts'
 
-const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('viewer')])
 const Mode = Type.Union([Type.Literal('test'), Type.Literal('live')])
 const UserParams = Type.Object({ userId: Type.String({ maxLength: 64 }) })
 const KeyParams = Type.Object({ keyId: Type.String({ maxLength: 64 }) })
 const InviteParams = Type.Object({ inviteId: Type.String({ maxLength: 64 }) })
 
-const UserList = Type.Object({
-  users: Type.Array(
-    Type.Object({ id: Type.String(), email: Type.String(), role: Role, created_at: Timestamp }),
-  ),
+const TeamUser = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  role: Role,
+  created_at: Timestamp,
 })
+export type TeamUser = Static<typeof TeamUser>
+const UserList = Type.Object({ users: Type.Array(TeamUser) })
 
 export const KeyView = Type.Object({
   id: Type.String(),

@@ -1,4 +1,10 @@
 import { useState } from 'preact/hooks'
+import type {
+  InviteResponse as Invite,
+  PendingInvite,
+  Role,
+} from '../../../http/customer/customer.schemas.ts'
+import type { TeamUser as User } from '../../../http/customer/team.routes.ts'
 import { api } from '../api.client.ts'
 import { link } from '../router.ts'
 import { useSession } from '../session.ts'
@@ -16,28 +22,6 @@ import {
   useStatus,
   when,
 } from '../ui.tsx'
-
-type Role = 'owner' | 'admin' | 'viewer'
-interface User {
-  id: string
-  email: string
-  role: Role
-  created_at: string
-}
-interface Invite {
-  email: string
-  role: Role
-  invite_url: string
-  expires_at: string
-}
-
-interface PendingInvite {
-  id: string
-  email: string
-  role: Role
-  created_at: string
-  expires_at: string
-}
 
 const ROLES: Role[] = ['viewer', 'admin', 'owner']
 
