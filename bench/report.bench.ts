@@ -12,8 +12,9 @@
  * Data, by SQL (INSERT … SELECT over a recursive CTE on SQLite, generate_series on PostgreSQL):
  * 8 packages (uploaded), 12 dispatches plus sessions without one, 40 000 learners with ~5
  * attempts each, start times spread over 6 months, a third without a score, a quarter
- * incomplete, times from 0 to ~2 hours. The rollup is then built by the migration's back-fill
- * (its time is printed), as it would be for an existing tenant. Results go to
+ * incomplete, times from 0 to ~2 hours. The rollup (report_daily, in binary) and the learner
+ * numbers (report_learner_ids) are then built by migration 0024's back-fill (its time is
+ * printed), as they would be for an existing tenant. Results go to
  * bench/results/report.json (report-postgres.json).
  */
 import { spawn } from 'node:child_process'
@@ -26,12 +27,12 @@ import { sql } from 'kysely'
 import pg from 'pg'
 import { Agent, request } from 'undici'
 import { type Db, openDatabase } from '../src/infra/db/database.ts'
-import { backfillReportDaily } from '../src/infra/db/migrations/0023-report-rollups.ts'
+import { rebuildReportRollups } from '../src/infra/db/migrations/0024-report-learner-sets.ts'
 import type { Dialect } from '../src/infra/db/schema.ts'
 import { AccountService } from '../src/modules/accounts/account.service.ts'
 import { systemClock } from '../src/shared/clock.ts'
 import { randomBase62 } from '../src/shared/ids.ts'
-import { startCpu } from './server-cpu.ts'
+import { cpuSeconds, startCpu } from './server-cpu.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const total = Number(process.argv[2] ?? 200_000)
@@ -138,8 +139,17 @@ async function signIn(server: Server, db: Db, tenantId: string): Promise<string>
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number
 
-/** `repeats` sequential GETs after 3 warm-ups: p50, p99, and server CPU-ms per request. */
-async function timed(server: Server, cookie: string, path: string) {
+/**
+ * `repeats` sequential GETs after 3 warm-ups: p50, p99, and server CPU-ms per request; on
+ * PostgreSQL also the database's CPU-ms per request, from its backends serving the database
+ * (`backends`, read after the warm-ups have opened the server's connections).
+ */
+async function timed(
+  server: Server,
+  cookie: string,
+  path: string,
+  backends: () => Promise<number[]>,
+) {
   const once = async () => {
     const started = performance.now()
     const res = await request(`${server.api}${path}`, { dispatcher: agent, headers: { cookie } })
@@ -148,6 +158,7 @@ async function timed(server: Server, cookie: string, path: string) {
     return { ms: performance.now() - started, bytes: body.length }
   }
   for (let i = 0; i < 3; i++) await once()
+  const stopDatabase = databaseCpu(await backends())
   const stop = startCpu([server.pid])
   const times: number[] = []
   let bytes = 0
@@ -157,6 +168,7 @@ async function timed(server: Server, cookie: string, path: string) {
     bytes = r.bytes
   }
   const cpu = stop()
+  const database = stopDatabase()
   times.sort((a, b) => a - b)
   return {
     path,
@@ -164,7 +176,26 @@ async function timed(server: Server, cookie: string, path: string) {
     p99: quantile(times, 0.99),
     serverCpuMs: cpu.serverCpuSeconds === null ? null : (cpu.serverCpuSeconds * 1000) / repeats,
     serverCorePercent: cpu.serverCorePercent,
+    databaseCpuMs: database === null ? null : (database * 1000) / repeats,
     responseBytes: bytes,
+  }
+}
+
+/**
+ * CPU seconds the PostgreSQL backends `pids` use until the returned function is called (null
+ * without any, as on SQLite). A backend that closes meanwhile (an idle connection the pool lets
+ * go) is left out: it was not serving the requests.
+ */
+function databaseCpu(pids: number[]): () => number | null {
+  const before = new Map(pids.map((pid) => [pid, cpuSeconds(pid)]))
+  return () => {
+    if (pids.length === 0) return null
+    let total = 0
+    for (const [pid, start] of before) {
+      const end = cpuSeconds(pid)
+      if (start !== null && end !== null) total += end - start
+    }
+    return total
   }
 }
 
@@ -235,8 +266,7 @@ async function run(dialect: Dialect) {
     await build(db, tenantId, packages)
     const buildSeconds = (performance.now() - started) / 1000
     started = performance.now()
-    await db.kysely.deleteFrom('report_daily').execute()
-    await backfillReportDaily(db.kysely)
+    await rebuildReportRollups(db.kysely)
     const backfillSeconds = (performance.now() - started) / 1000
     const rollupRows = Number(
       (
@@ -261,16 +291,23 @@ async function run(dialect: Dialect) {
       learnersPage: `${r}?group=learner&package_id=${p}&limit=100`,
       csv: `${r}?group=dispatch&format=csv`,
     }
+    const backends = async () =>
+      dialect === 'postgres'
+        ? (
+            await sql<{ pid: number }>`select pid from pg_stat_activity
+              where datname = current_database() and pid <> pg_backend_pid()`.execute(db.kysely)
+          ).rows.map((r) => Number(r.pid))
+        : []
     const results: Record<string, Awaited<ReturnType<typeof timed>>> = {}
     for (const [name, path] of Object.entries(shapes)) {
-      results[name] = await timed(server, cookie, path)
+      results[name] = await timed(server, cookie, path, backends)
       const m = results[name]
       console.log(
-        `[${dialect}] ${name.padEnd(18)} p50 ${m.p50.toFixed(1).padStart(7)} ms  p99 ${m.p99.toFixed(1).padStart(7)} ms  server ${m.serverCpuMs?.toFixed(1) ?? 'n/a'} CPU-ms/request (${m.serverCorePercent?.toFixed(0) ?? 'n/a'} % of a core)  load ${loadavg()[0]?.toFixed(1)}`,
+        `[${dialect}] ${name.padEnd(18)} p50 ${m.p50.toFixed(1).padStart(7)} ms  p99 ${m.p99.toFixed(1).padStart(7)} ms  server ${m.serverCpuMs?.toFixed(1) ?? 'n/a'} CPU-ms/request (${m.serverCorePercent?.toFixed(0) ?? 'n/a'} % of a core)${m.databaseCpuMs === null ? '' : `  database ${m.databaseCpuMs.toFixed(1)} CPU-ms/request`}  load ${loadavg()[0]?.toFixed(1)}`,
       )
     }
     console.log(
-      `[${dialect}] ${total} sessions built in ${buildSeconds.toFixed(1)} s; rollup back-fill ${backfillSeconds.toFixed(1)} s (${rollupRows} rows); old single query ${before.toFixed(0)} ms (best of 3, from the bench process)`,
+      `[${dialect}] ${total} sessions built in ${buildSeconds.toFixed(1)} s; rollup back-fill (0024) ${backfillSeconds.toFixed(1)} s (${rollupRows} rows); old single query ${before.toFixed(0)} ms (best of 3, from the bench process)`,
     )
     return {
       dialect,

@@ -4,10 +4,10 @@ import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../../context.ts'
 import { AccountService, type NewSession } from '../../modules/accounts/account.service.ts'
+import { learnerProgressCsv } from '../../modules/reports/learner-progress.csv.ts'
 import {
   learnerProgress,
   learnerProgressAll,
-  learnerProgressCsv,
 } from '../../modules/reports/learner-progress.report.ts'
 import { overview } from '../../modules/reports/overview.report.ts'
 import { AppError } from '../../shared/app-error.ts'

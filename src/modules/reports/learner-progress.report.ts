@@ -2,12 +2,16 @@ import type { Executor } from '../../infra/db/schema.ts'
 import { AppError } from '../../shared/app-error.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import * as repo from './learner-progress.repository.ts'
-import { accumulate, addCounts, type Counts, ZERO_COUNTS } from './progress-rollup.ts'
+import { LearnerBits } from './learner-set.ts'
+import { accumulate, addCounts, type Counts, countsOf, ZERO_COUNTS } from './progress-rollup.ts'
 import {
+  addTime,
+  type DenseHistogram,
   exactMedian,
   histogramMedian,
+  mergeEncoded,
   mergeHistogram,
-  parseHistogram,
+  sparseOf,
   type TimeHistogram,
 } from './time-histogram.ts'
 
@@ -69,8 +73,14 @@ interface Cell {
   package_id: string
   dispatch_id: string | null
   counts: Counts
+  /** The rollup rows' histograms, added up. */
+  dense: DenseHistogram
+  /** The partial days' sessions' times. */
   histogram: TimeHistogram
-  learners: Set<string>
+  /** Learner numbers (report_learner_ids) of the rows and the partial days. */
+  learners: LearnerBits
+  /** Partial-day learners without a number: none unless a session bypassed the rollup hook. */
+  unnumbered: Set<string>
 }
 
 /** The learner-progress report for `scope` (see learner-progress.repository.ts for its reads). */
@@ -99,8 +109,10 @@ export async function learnerProgress(
         package_id: packageId,
         dispatch_id: byDispatch ? dispatchId : null,
         counts: { ...ZERO_COUNTS },
+        dense: { counts: [], sums: [] },
         histogram: {},
-        learners: new Set<string>(),
+        learners: new LearnerBits(),
+        unnumbered: new Set<string>(),
       }
       cells.set(key, cell)
     }
@@ -109,7 +121,7 @@ export async function learnerProgress(
   const split = splitRange(range)
   const [days, edges] = await Promise.all([
     split.days
-      ? repo.rollupRows(
+      ? repo.rollupTotals(
           db,
           scope,
           selection,
@@ -121,19 +133,17 @@ export async function learnerProgress(
   ])
   for (const row of days) {
     const cell = cellOf(row.package_id, row.dispatch_key === '' ? null : row.dispatch_key)
-    cell.counts = addCounts(cell.counts, {
-      attempts: Number(row.attempts),
-      completed: Number(row.completed),
-      passed: Number(row.passed),
-      failed: Number(row.failed),
-      scored: Number(row.scored),
-      score_sum: Number(row.score_sum),
-      time_sum: Number(row.time_sum),
-    })
-    mergeHistogram(cell.histogram, parseHistogram(row.time_histogram))
-    for (const learner of JSON.parse(row.learners) as string[]) cell.learners.add(learner)
+    cell.counts = addCounts(cell.counts, row.counts)
+    mergeEncoded(cell.dense, row.time_buckets)
+    cell.learners.addEncoded(row.learner_sets)
   }
-  for (const s of edges.flat()) accumulate(cellOf(s.package_id, s.dispatch_id), s)
+  for (const s of edges.flat()) {
+    const cell = cellOf(s.package_id, s.dispatch_id)
+    cell.counts = addCounts(cell.counts, countsOf(s))
+    addTime(cell.histogram, Number(s.time_spent_seconds), 1)
+    if (s.learner_n === null) cell.unnumbered.add(s.learner_id)
+    else cell.learners.add(Number(s.learner_n))
+  }
   const live = [...cells].filter(([, c]) => c.counts.attempts > 0)
   const titles = await titlesOf(
     db,
@@ -146,8 +156,8 @@ export async function learnerProgress(
       package_id: c.package_id,
       package_title: titles.get(c.package_id) ?? null,
       ...(byDispatch && { dispatch_id: c.dispatch_id }),
-      learners: c.learners.size,
-      ...rates(c.counts, histogramMedian(c.histogram)),
+      learners: c.learners.size + c.unnumbered.size,
+      ...rates(c.counts, medianOf(c)),
     }))
   return { group, rows, next_cursor: null }
 }
@@ -166,6 +176,12 @@ export async function learnerProgressAll(
     cursor = page.next_cursor
   }
   return { ...first, next_cursor: null }
+}
+
+function medianOf(cell: Cell): number | null {
+  const histogram = sparseOf(cell.dense)
+  mergeHistogram(histogram, cell.histogram)
+  return histogramMedian(histogram)
 }
 
 /**
@@ -304,41 +320,4 @@ export function splitRange(range: repo.Range): {
     days: { ...(fromDay !== undefined && { fromDay }), ...(toDay !== undefined && { toDay }) },
     edges,
   }
-}
-
-/** Columns of the report's CSV for `group`, in order. */
-export function learnerProgressColumns(group: ReportGroup): Array<keyof LearnerProgressRow> {
-  const extra: Array<keyof LearnerProgressRow> =
-    group === 'dispatch'
-      ? ['dispatch_id']
-      : group === 'learner'
-        ? ['learner_id', 'learner_name']
-        : []
-  return [
-    'package_id',
-    'package_title',
-    ...extra,
-    'learners',
-    'attempts',
-    'completion_rate',
-    'pass_rate',
-    'average_score',
-    'average_time_seconds',
-    'median_time_seconds',
-  ]
-}
-
-function csvCell(value: string | number | null | undefined): string {
-  if (value === null || value === undefined) return ''
-  const text = String(value)
-  // A leading = + - @ would be a formula in a spreadsheet: quote it with a leading apostrophe.
-  const safe = /^[=+\-@\t\r]/.test(text) && typeof value === 'string' ? `'${text}` : text
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe
-}
-
-export function learnerProgressCsv(report: LearnerProgressReport): string {
-  const columns = learnerProgressColumns(report.group)
-  const lines = [columns.join(',')]
-  for (const row of report.rows) lines.push(columns.map((c) => csvCell(row[c])).join(','))
-  return `${lines.join('\r\n')}\r\n`
 }

@@ -1,4 +1,4 @@
-import { type SqlBool, sql } from 'kysely'
+import { PostgresAdapter, type SqlBool, sql } from 'kysely'
 import type { Executor } from '../../infra/db/schema.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
 import { ALL_DISPATCHES } from './progress-rollup.ts'
@@ -7,7 +7,7 @@ import { ALL_DISPATCHES } from './progress-rollup.ts'
  * The learner-progress report's reads (learner-progress.report.ts puts them together). None of
  * them reads every session of the tenant:
  * - whole days come from the rollup `report_daily` (one row per package, dispatch and day, with
- *   its counts, time histogram and distinct learners);
+ *   its counts, and its time histogram and distinct learners' numbers in binary);
  * - the partial first and last day of a range that does not start or end at midnight UTC come
  *   from the sessions of those hours (`sessions_scope_created`);
  * - the per-learner lines' page of learners comes from the index `sessions_report_learners`
@@ -22,31 +22,42 @@ export interface ProgressSelection {
 }
 
 /**
- * Rollup rows of the days in [fromDay, toDay) (`YYYY-MM-DD`; either may be open): the
- * per-dispatch rows when `byDispatchRows` (a dispatch is named or lines are per dispatch), else
- * the packages' all-dispatch rows.
+ * The rollup rows of the days in [fromDay, toDay) (`YYYY-MM-DD`; either may be open), added up
+ * per package and dispatch key: the per-dispatch rows when `byDispatchRows` (a dispatch is named
+ * or lines are per dispatch), else the packages' all-dispatch rows. The database sums the counts
+ * and concatenates the rows' binary histograms (a concatenation is a histogram with repeated
+ * buckets, time-histogram.ts) and learner sets (0-separated, learner-set.ts): returning tens of
+ * thousands of rows to JavaScript cost more than everything else in the widest reports.
  */
-export function rollupRows(
+export async function rollupTotals(
   db: Executor,
   scope: TenantScope,
   selection: ProgressSelection,
   days: { fromDay?: string; toDay?: string },
   byDispatchRows: boolean,
 ) {
-  return db
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter
+  // SQLite has no blob aggregate: its group_concat is text, so the blobs travel as hex.
+  const learnerSets = postgres
+    ? sql<Uint8Array | string>`string_agg(learner_set, decode('00', 'hex'))`
+    : sql<Uint8Array | string>`group_concat(hex(learner_set), '00')`
+  const timeBuckets = postgres
+    ? sql<Uint8Array | string>`string_agg(time_buckets, ''::bytea)`
+    : sql<Uint8Array | string>`group_concat(hex(time_buckets), '')`
+  const rows = await db
     .selectFrom('report_daily')
-    .select([
+    .select((eb) => [
       'package_id',
       'dispatch_key',
-      'attempts',
-      'completed',
-      'passed',
-      'failed',
-      'scored',
-      'score_sum',
-      'time_sum',
-      'time_histogram',
-      'learners',
+      eb.fn.sum<number | string>('attempts').as('attempts'),
+      eb.fn.sum<number | string>('completed').as('completed'),
+      eb.fn.sum<number | string>('passed').as('passed'),
+      eb.fn.sum<number | string>('failed').as('failed'),
+      eb.fn.sum<number | string>('scored').as('scored'),
+      eb.fn.sum<number | string>('score_sum').as('score_sum'),
+      eb.fn.sum<number | string>('time_sum').as('time_sum'),
+      learnerSets.as('learner_sets'),
+      timeBuckets.as('time_buckets'),
     ])
     .where('tenant_id', '=', scope.tenantId)
     .where('mode', '=', scope.mode)
@@ -59,17 +70,49 @@ export function rollupRows(
     )
     .$if(days.fromDay !== undefined, (q) => q.where('day', '>=', days.fromDay ?? ''))
     .$if(days.toDay !== undefined, (q) => q.where('day', '<', days.toDay ?? ''))
+    .groupBy(['package_id', 'dispatch_key'])
     .execute()
+  const bytes = (v: Uint8Array | string) => (typeof v === 'string' ? Buffer.from(v, 'hex') : v)
+  return rows.map((r) => ({
+    package_id: r.package_id,
+    dispatch_key: r.dispatch_key,
+    counts: {
+      attempts: Number(r.attempts),
+      completed: Number(r.completed),
+      passed: Number(r.passed),
+      failed: Number(r.failed),
+      scored: Number(r.scored),
+      score_sum: Number(r.score_sum),
+      time_sum: Number(r.time_sum),
+    },
+    learner_sets: bytes(r.learner_sets),
+    time_buckets: bytes(r.time_buckets),
+  }))
 }
 
-/** The report's columns of the sessions started in [from, to) (a partial day: a few hours). */
+/**
+ * The report's columns of the sessions started in [from, to) (a partial day: a few hours), with
+ * each learner's number (`learner_n`, report_learner_ids' primary key) so that they join the
+ * rollup rows' learner sets in one union.
+ */
 export function sessionResults(
   db: Executor,
   scope: TenantScope,
   selection: ProgressSelection,
   range: Range,
 ) {
-  return sessionsIn(db, scope, selection, range).select(RESULT_COLUMNS).execute()
+  return sessionsIn(db, scope, selection, range)
+    .select(RESULT_COLUMNS)
+    .select((eb) =>
+      eb
+        .selectFrom('report_learner_ids as l')
+        .select('l.n')
+        .whereRef('l.tenant_id', '=', 'sessions.tenant_id')
+        .whereRef('l.mode', '=', 'sessions.mode')
+        .whereRef('l.learner_id', '=', 'sessions.learner_id')
+        .as('learner_n'),
+    )
+    .execute()
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { Executor } from '../../infra/db/schema.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
+import { learnerNumber } from './learner-numbers.repository.ts'
+import { withLearner } from './learner-set.ts'
 import {
   ALL_DISPATCHES,
   addCounts,
@@ -9,7 +11,7 @@ import {
   type SessionResult,
   ZERO_COUNTS,
 } from './progress-rollup.ts'
-import { addTime, parseHistogram } from './time-histogram.ts'
+import { addTime, decodeHistogram, encodeHistogram } from './time-histogram.ts'
 
 /**
  * Keeps the learner-progress rollup (`report_daily`) equal to the sessions table: every write
@@ -32,25 +34,28 @@ export async function recordSessionResult(
   const newTime = Number(after.time_spent_seconds)
   const histogramChanges = oldTime !== newTime
   if (!histogramChanges && isZero(delta)) return
-  const change = { delta, oldTime, newTime, newLearner: before === null ? after.learner_id : null }
+  // Numbered before this write locks a rollup row, so that a writer holding the learner counter
+  // (PostgreSQL: until commit) never waits on it while holding a row another writer needs.
+  const newLearner = before === null ? await learnerNumber(db, scope, after.learner_id) : null
+  const change = { delta, oldTime, newTime, newLearner }
   const key = rollupKey(after)
   // The dispatch's row, then the package's all-dispatch row: always in this order (locks).
   await applyToRow(db, scope, key, change)
   await applyToRow(db, scope, { ...key, dispatch_key: ALL_DISPATCHES }, change)
 }
 
-/** One row's share of `recordSessionResult`: the counter upsert, then the histogram and list. */
+/** One row's share of `recordSessionResult`: the counter upsert, then the histogram and set. */
 async function applyToRow(
   db: Executor,
   scope: TenantScope,
   cell: ReturnType<typeof rollupKey>,
-  change: { delta: Counts; oldTime: number | null; newTime: number; newLearner: string | null },
+  change: { delta: Counts; oldTime: number | null; newTime: number; newLearner: number | null },
 ): Promise<void> {
   const { delta, oldTime, newTime } = change
   const key = { tenant_id: scope.tenantId, mode: scope.mode, ...cell }
   const row = await db
     .insertInto('report_daily')
-    .values({ ...key, ...delta, time_histogram: '{}', learners: '[]' })
+    .values({ ...key, ...delta, time_buckets: EMPTY, learner_set: EMPTY })
     .onConflict((oc) =>
       oc.columns(['tenant_id', 'mode', 'package_id', 'dispatch_key', 'day']).doUpdateSet((eb) => ({
         attempts: eb('report_daily.attempts', '+', eb.ref('excluded.attempts')),
@@ -62,22 +67,18 @@ async function applyToRow(
         time_sum: eb('report_daily.time_sum', '+', eb.ref('excluded.time_sum')),
       })),
     )
-    .returning(['time_histogram', 'learners'])
+    .returning(['time_buckets', 'learner_set'])
     .executeTakeFirstOrThrow()
   if (oldTime === newTime) return
-  const histogram = parseHistogram(row.time_histogram)
+  const histogram = decodeHistogram(row.time_buckets)
   if (oldTime !== null) addTime(histogram, oldTime, -1)
   addTime(histogram, newTime, 1)
   // A new session (the only kind without `before`) may bring a learner new to the row.
-  const learners = JSON.parse(row.learners) as string[]
-  const newLearner = change.newLearner !== null && !learners.includes(change.newLearner)
-  if (newLearner) learners.push(change.newLearner as string)
+  const learners =
+    change.newLearner === null ? null : withLearner(row.learner_set, change.newLearner)
   await db
     .updateTable('report_daily')
-    .set({
-      time_histogram: JSON.stringify(histogram),
-      ...(newLearner && { learners: JSON.stringify(learners) }),
-    })
+    .set({ time_buckets: encodeHistogram(histogram), ...(learners && { learner_set: learners }) })
     .where('tenant_id', '=', scope.tenantId)
     .where('mode', '=', scope.mode)
     .where('package_id', '=', key.package_id)
@@ -85,6 +86,8 @@ async function applyToRow(
     .where('day', '=', key.day)
     .execute()
 }
+
+const EMPTY = Buffer.alloc(0)
 
 function isZero(c: Counts): boolean {
   return Object.values(c).every((v) => v === 0)

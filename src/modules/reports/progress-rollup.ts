@@ -2,7 +2,7 @@ import { addTime, type TimeHistogram } from './time-histogram.ts'
 
 /**
  * What one session adds to its learner-progress rollup row (table `report_daily`): pure, so the
- * migration that back-fills the rollup (0023) and the hook that keeps it current
+ * migrations that back-fill the rollup (0023, rebuilt by 0024) and the hook that keeps it current
  * (`recordSessionResult`) count a session the same way.
  */
 
@@ -81,7 +81,7 @@ export function addCounts(a: Counts, b: Counts, sign: 1 | -1 = 1): Counts {
   }
 }
 
-/** Adds one session into an accumulator (the back-fill, the edge days, the learner lines). */
+/** Adds one session into an accumulator (0023's back-fill, the per-learner lines). */
 export function accumulate(
   into: { counts: Counts; histogram: TimeHistogram; learners: Set<string> },
   s: SessionResult,

@@ -1,3 +1,5 @@
+import { ByteReader, ByteWriter } from './varint.codec.ts'
+
 /**
  * Time-on-task histograms: how the learner-progress report gets a median without reading every
  * session (issue 12.3). Each rollup row keeps, per bucket, how many attempts fell in it and the
@@ -18,7 +20,7 @@ export function timeBucket(seconds: number): number {
   return Math.max(0, Math.floor(BUCKETS_PER_DOUBLING * Math.log2(seconds)))
 }
 
-/** Bucket → [attempts, sum of their seconds]. Stored as JSON text on each rollup row. */
+/** Bucket → [attempts, sum of their seconds]. Stored in binary (`encodeHistogram`) per row. */
 export type TimeHistogram = Record<string, [count: number, sum: number]>
 
 /** Adds (`sign` 1) or removes (`sign` -1) one attempt's time; empty buckets are dropped. */
@@ -39,8 +41,65 @@ export function mergeHistogram(into: TimeHistogram, from: TimeHistogram): void {
   }
 }
 
-export function parseHistogram(json: string | null | undefined): TimeHistogram {
-  return json ? (JSON.parse(json) as TimeHistogram) : {}
+/**
+ * The stored form (`report_daily.time_buckets`): per non-empty bucket, in bucket order, the
+ * varints bucket + 1 and attempts, then the seconds' sum as a double. Decoding needs no parse of
+ * text and merging no string keys (`mergeEncoded`), which is what the widest reports spend on.
+ */
+export function encodeHistogram(histogram: TimeHistogram): Buffer {
+  const out = new ByteWriter()
+  const buckets = Object.keys(histogram)
+    .map(Number)
+    .sort((a, b) => a - b)
+  for (const b of buckets) {
+    const [count, sum] = histogram[b] as [number, number]
+    out.varint(b + 1)
+    out.varint(count)
+    out.float64(sum)
+  }
+  return out.finish()
+}
+
+export function decodeHistogram(bytes: Uint8Array): TimeHistogram {
+  const histogram: TimeHistogram = {}
+  const reader = new ByteReader(bytes)
+  while (!reader.done) {
+    const bucket = reader.varint() - 1
+    const count = reader.varint()
+    histogram[bucket] = [count, reader.float64()]
+  }
+  return histogram
+}
+
+/** Many rows' histograms added up: arrays indexed by bucket + 1 (the report's accumulator). */
+export interface DenseHistogram {
+  counts: number[]
+  sums: number[]
+}
+
+export function mergeEncoded(into: DenseHistogram, bytes: Uint8Array): void {
+  const reader = new ByteReader(bytes)
+  const { counts, sums } = into
+  while (!reader.done) {
+    const index = reader.varint()
+    const count = reader.varint()
+    const sum = reader.float64()
+    while (counts.length <= index) {
+      counts.push(0)
+      sums.push(0)
+    }
+    counts[index] = (counts[index] as number) + count
+    sums[index] = (sums[index] as number) + sum
+  }
+}
+
+/** A dense histogram's non-empty buckets as a TimeHistogram (a few hundred at most). */
+export function sparseOf(dense: DenseHistogram): TimeHistogram {
+  const histogram: TimeHistogram = {}
+  dense.counts.forEach((count, index) => {
+    if (count > 0) histogram[index - 1] = [count, dense.sums[index] as number]
+  })
+  return histogram
 }
 
 /** The median of the histogram's attempts (see the module comment); null when it is empty. */

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { backfillReportDaily } from '../../../src/infra/db/migrations/0023-report-rollups.ts'
+import { rebuildReportRollups } from '../../../src/infra/db/migrations/0024-report-learner-sets.ts'
 import type { SessionsTable } from '../../../src/infra/db/tables/sessions.ts'
+import { decodeLearnerSet } from '../../../src/modules/reports/learner-set.ts'
 import { recordSessionResult } from '../../../src/modules/reports/progress-rollup.repository.ts'
-import { exactMedian } from '../../../src/modules/reports/time-histogram.ts'
+import { decodeHistogram, exactMedian } from '../../../src/modules/reports/time-histogram.ts'
 import { createTestApp, type TestApp, type TestTenant } from '../../helpers/app.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
 import {
@@ -328,14 +329,22 @@ describeEachDatabase('learner-progress report against the sessions table', (data
 
   test('the migration back-fill builds the same rollup the writes kept', async () => {
     const db = t.ctx.db.kysely
-    const snapshot = async () =>
-      (
-        await db
-          .selectFrom('report_daily')
-          .selectAll()
-          .orderBy(['tenant_id', 'mode', 'package_id', 'dispatch_key', 'day'])
-          .execute()
-      ).map((r) => ({
+    // Learner numbers depend on the order learners came in, so sets compare as learner ids.
+    const snapshot = async () => {
+      const ids = await db.selectFrom('report_learner_ids').selectAll().execute()
+      const idOf = new Map(
+        ids.map((r) => [`${r.tenant_id}|${r.mode}|${Number(r.n)}`, r.learner_id]),
+      )
+      const rows = await db
+        .selectFrom('report_daily')
+        .selectAll()
+        .orderBy('tenant_id')
+        .orderBy('mode')
+        .orderBy('package_id')
+        .orderBy('dispatch_key')
+        .orderBy('day')
+        .execute()
+      return rows.map((r) => ({
         ...r,
         attempts: Number(r.attempts),
         completed: Number(r.completed),
@@ -344,17 +353,45 @@ describeEachDatabase('learner-progress report against the sessions table', (data
         scored: Number(r.scored),
         score_sum: Math.round(Number(r.score_sum) * 1e6),
         time_sum: Math.round(Number(r.time_sum) * 1e6),
-        learners: (JSON.parse(r.learners) as string[]).sort(),
-        time_histogram: Object.fromEntries(
-          Object.entries(JSON.parse(r.time_histogram) as Record<string, [number, number]>)
+        learner_set: decodeLearnerSet(r.learner_set)
+          .map((n) => idOf.get(`${r.tenant_id}|${r.mode}|${n}`))
+          .sort(),
+        time_buckets: Object.fromEntries(
+          Object.entries(decodeHistogram(r.time_buckets))
             .map(([k, [c, s]]) => [k, [c, Math.round(s * 1e6)]])
             .sort(),
         ),
       }))
+    }
     const kept = await snapshot()
     assert.ok(kept.length > 50)
-    await db.deleteFrom('report_daily').execute()
-    await backfillReportDaily(db)
+    assert.ok(kept.every((r) => r.learner_set.every((id) => id !== undefined)))
+    await rebuildReportRollups(db)
     assert.deepEqual(await snapshot(), kept)
+    const numbers = await db
+      .selectFrom('report_learner_ids')
+      .select('n')
+      .where('tenant_id', '=', a.tenantId)
+      .where('mode', '=', 'test')
+      .execute()
+    const dense = numbers.map((r) => Number(r.n)).sort((x, y) => x - y)
+    assert.deepEqual(dense, [...dense.keys()], 'the back-fill numbers learners from 0, no gaps')
+    // The report over the rebuilt rollup: unchanged, and new sessions keep numbering after it.
+    await compare({ from: '2026-03-05T13:30:00.000Z', to: '2026-03-20T08:15:00.000Z' }, 'dispatch')
+    await insertSession(t, {
+      tenantId: a.tenantId,
+      mode: 'test',
+      packageId: 'pkg_r1',
+      learner: 'learner-after-rebuild',
+      createdAt: '2026-03-15T10:00:00.000Z',
+      seconds: 30,
+    })
+    const added = await db
+      .selectFrom('report_learner_ids')
+      .select('n')
+      .where('learner_id', '=', 'learner-after-rebuild')
+      .executeTakeFirstOrThrow()
+    assert.equal(Number(added.n), dense.length)
+    await compare({ from: '2026-03-15T00:00:00.000Z', to: '2026-03-16T00:00:00.000Z' }, 'package')
   })
 })

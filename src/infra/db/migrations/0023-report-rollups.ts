@@ -9,6 +9,15 @@ import {
 } from '../../../modules/reports/progress-rollup.ts'
 import type { TimeHistogram } from '../../../modules/reports/time-histogram.ts'
 import type { Database, Dialect } from '../schema.ts'
+import type { ReportDailyTable } from '../tables/reports.ts'
+
+/** `report_daily` as this migration made it: JSON histograms and learner lists (see 0024). */
+type Database0023 = Omit<Database, 'report_daily'> & {
+  report_daily: Omit<ReportDailyTable, 'time_buckets' | 'learner_set'> & {
+    time_histogram: string
+    learners: string
+  }
+}
 
 /**
  * The learner-progress report (issue 12.3; modules/reports):
@@ -27,7 +36,7 @@ import type { Database, Dialect } from '../schema.ts'
 export function reportRollupsMigration(_dialect: Dialect) {
   return {
     async up(unknownDb: Kysely<unknown>): Promise<void> {
-      const db = unknownDb as Kysely<Database>
+      const db = unknownDb as Kysely<Database0023>
       await db.schema
         .createTable('report_daily')
         .addColumn('tenant_id', 'text', (c) => c.notNull())
@@ -71,9 +80,9 @@ export function reportRollupsMigration(_dialect: Dialect) {
 
 /**
  * Builds `report_daily` from every session (the table must be empty): the migration's back-fill,
- * exported for the test that compares it with the rollup the live hook kept.
+ * in this migration's JSON form; 0024 rebuilds the table in binary (`rebuildReportRollups`).
  */
-export async function backfillReportDaily(db: Kysely<Database>): Promise<void> {
+async function backfillReportDaily(db: Kysely<Database0023>): Promise<void> {
   const cells = new Map<
     string,
     { counts: Counts; histogram: TimeHistogram; learners: Set<string> }

@@ -21,6 +21,7 @@ import { sessionListIndexesMigration } from './0020-session-list-indexes.ts'
 import { sequencingNavigationMigration } from './0021-sequencing-navigation.ts'
 import { lrsVersionsAndSeeksMigration } from './0022-lrs-versions-and-seeks.ts'
 import { reportRollupsMigration } from './0023-report-rollups.ts'
+import { reportLearnerSetsMigration } from './0024-report-learner-sets.ts'
 
 /**
  * Migrations are listed here in order, so they are bundled with the code instead of being
@@ -51,6 +52,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0021-sequencing-navigation': sequencingNavigationMigration(dialect),
         '0022-lrs-versions-and-seeks': lrsVersionsAndSeeksMigration(dialect),
         '0023-report-rollups': reportRollupsMigration(dialect),
+        '0024-report-learner-sets': reportLearnerSetsMigration(dialect),
       }
     },
   }

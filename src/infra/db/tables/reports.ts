@@ -1,7 +1,7 @@
 import type { Mode } from '../schema.ts'
 
 /**
- * The learner-progress report's rollup (migration 0023, modules/reports): one row per package,
+ * The learner-progress report's rollup (migrations 0023 and 0024, modules/reports): one row per package,
  * dispatch and UTC day of the attempts that started that day, kept current in the transaction
  * that changes a session's status, score or time (`recordSessionResult`).
  */
@@ -22,15 +22,40 @@ export interface ReportDailyTable {
   scored: number
   score_sum: number
   time_sum: number
-  /** JSON TimeHistogram (modules/reports/time-histogram.ts) of time_spent_seconds. */
-  time_histogram: string
   /**
-   * JSON array of the distinct learner ids with a session in the row: a date range's active
-   * learners are the union of its rows' lists, exact without reading the sessions.
+   * TimeHistogram of time_spent_seconds in binary (modules/reports/time-histogram.ts,
+   * `encodeHistogram`; migration 0024).
    */
-  learners: string
+  time_buckets: Uint8Array
+  /**
+   * The distinct learners with a session in the row, as their `report_learner_ids.n` in binary
+   * (modules/reports/learner-set.ts; migration 0024): a date range's active learners are the
+   * union of its rows' sets, exact without reading the sessions.
+   */
+  learner_set: Uint8Array
+}
+
+/**
+ * Dense numbers for the learner ids of a tenant and mode (migration 0024), from 0 up: given to
+ * each learner with their first session (the back-fill numbered the older ones in session id
+ * order). What the rollup's learner sets hold; only the counts depend on them, not the order.
+ */
+export interface ReportLearnerIdsTable {
+  tenant_id: string
+  mode: Mode
+  learner_id: string
+  n: number
+}
+
+/** The next `report_learner_ids.n` of a tenant and mode; its row lock orders the assignments. */
+export interface ReportLearnerCountersTable {
+  tenant_id: string
+  mode: Mode
+  next_n: number
 }
 
 export interface ReportTables {
   report_daily: ReportDailyTable
+  report_learner_ids: ReportLearnerIdsTable
+  report_learner_counters: ReportLearnerCountersTable
 }
