@@ -100,10 +100,17 @@ async function recordActivities(
   }
   if (sent.length === 0) return
   const known = await repo.findActivities(trx, scope, [...new Set(sent.map(([id]) => id))])
+  // Courses re-send the definition they sent before: a definition whose text is the current one
+  // merges into it unchanged (same keys, same order, same values), so it is neither parsed nor
+  // merged; `merged` holds only the activities something changed.
   const merged = new Map<string, JsonObject>()
   for (const [id, definition] of sent) {
-    const before =
-      merged.get(id) ?? (known.has(id) ? (JSON.parse(known.get(id) as string) as JsonObject) : {})
+    let before = merged.get(id)
+    if (!before) {
+      const text = known.get(id)
+      if (text !== undefined && text === JSON.stringify(definition)) continue
+      before = text === undefined ? {} : (JSON.parse(text) as JsonObject)
+    }
     merged.set(id, mergeDefinitions(before, definition))
   }
   const changed: Array<{ activity_id: string; definition: string }> = []

@@ -68,6 +68,28 @@ export function kindsMatching(kind: IndexEntry['kind']): IndexEntry['kind'][] {
  * are written once instead of twice (each is a row at a random place in the index).
  */
 export function compactEntries(entries: IndexEntry[]): IndexEntry[] {
+  if (entries.length > SMALL) return compactLarge(entries)
+  // A statement has a handful of entries: scanning them costs less than keying a Set with
+  // kind + value (a string of a URL's length built and hashed per entry).
+  const out: IndexEntry[] = []
+  for (const e of entries) {
+    if (has(out, e.kind, e.value)) continue
+    if (e.kind === 'agent_rel' && has(entries, 'agent', e.value)) continue
+    if (e.kind === 'activity_rel' && has(entries, 'activity', e.value)) continue
+    out.push(e)
+  }
+  return out
+}
+
+/** Entries above which {@link compactEntries} keys Sets instead of scanning. */
+const SMALL = 24
+
+function has(entries: IndexEntry[], kind: IndexEntry['kind'], value: string): boolean {
+  for (const e of entries) if (e.kind === kind && e.value === value) return true
+  return false
+}
+
+function compactLarge(entries: IndexEntry[]): IndexEntry[] {
   const direct = new Set<string>()
   for (const e of entries) {
     if (e.kind === 'agent' || e.kind === 'activity') direct.add(`${e.kind}\n${e.value}`)

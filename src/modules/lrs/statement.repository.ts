@@ -1,4 +1,5 @@
 import { type CompiledQuery, type SqlBool, sql } from 'kysely'
+import { directSqliteConnection } from '../../infra/db/node-sqlite-dialect.ts'
 import type { Executor } from '../../infra/db/schema.ts'
 import type { LrsStatementsTable } from '../../infra/db/tables/lrs.ts'
 import type { TenantScope } from '../tenants/tenant-scope.ts'
@@ -9,12 +10,41 @@ export type StatementRow = Pick<
   'id' | 'stored' | 'voided' | 'voids' | 'statement'
 >
 
+/*
+ * Inside a node:sqlite transaction (every statement write), the write path runs one prepared
+ * single-row statement per row straight on the connection (directSqliteConnection) instead of
+ * one multi-row statement per batch: SQLite runs a reused one-row INSERT or point SELECT for
+ * less than a multi-row VALUES list of the same rows costs it (a program as long as the list,
+ * ~1 500 parameters bound), and no query is built. PostgreSQL keeps the multi-row statements:
+ * there each statement is a round trip.
+ */
+const FIND_ONE = `select id, stored, voided, voids, statement from lrs_statements
+  where tenant_id = ? and mode = ? and id = ?`
+const INSERT_ONE = `insert into lrs_statements
+  (tenant_id, mode, id, stored, timestamp, verb_id, voided, voids, credential_id, statement)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const INSERT_INDEX_ONE = `insert into lrs_statement_index
+  (tenant_id, mode, kind, value, stored, statement_id) values (?, ?, ?, ?, ?, ?)
+  on conflict do nothing`
+const FIND_ACTIVITY_ONE = `select definition from lrs_activities
+  where tenant_id = ? and mode = ? and activity_id = ?`
+
 export async function findStatements(
   db: Executor,
   scope: TenantScope,
   ids: string[],
 ): Promise<StatementRow[]> {
   if (ids.length === 0) return []
+  const direct = directSqliteConnection(db)
+  if (direct) {
+    const find = direct.prepare(FIND_ONE)
+    const found: StatementRow[] = []
+    for (const id of ids) {
+      const [row] = find.all([scope.tenantId, scope.mode, id]) as StatementRow[]
+      if (row) found.push(row)
+    }
+    return found
+  }
   return db
     .selectFrom('lrs_statements')
     .select(['id', 'stored', 'voided', 'voids', 'statement'])
@@ -27,12 +57,34 @@ export async function findStatements(
 /** Rows per multi-row INSERT: well under both dialects' bound parameter limits. */
 const CHUNK = 200
 
-/** Stores statement rows with one multi-row INSERT per {@link CHUNK} (raw, as index rows). */
+/**
+ * Stores statement rows: on node:sqlite one prepared INSERT per row (see {@link INSERT_ONE}),
+ * elsewhere one multi-row INSERT per {@link CHUNK} (raw, as index rows).
+ */
 export async function insertStatements(
   db: Executor,
   scope: TenantScope,
   rows: Array<Omit<LrsStatementsTable, 'tenant_id' | 'mode'>>,
 ): Promise<void> {
+  const direct = directSqliteConnection(db)
+  if (direct) {
+    const insert = direct.prepare(INSERT_ONE)
+    for (const r of rows) {
+      insert.run([
+        scope.tenantId,
+        scope.mode,
+        r.id,
+        r.stored,
+        r.timestamp,
+        r.verb_id,
+        r.voided,
+        r.voids,
+        r.credential_id,
+        r.statement,
+      ])
+    }
+    return
+  }
   for (let i = 0; i < rows.length; i += CHUNK) {
     const values = rows
       .slice(i, i + CHUNK)
@@ -49,9 +101,10 @@ export async function insertStatements(
 }
 
 /**
- * Stores index rows (all with one `stored`); a row already present is kept. Written as raw SQL
- * over a VALUES list: the query builder's per-value bookkeeping for ~350 rows a batch cost more
- * than SQLite took to insert them, and the scope and `stored` are bound once, not per row.
+ * Stores index rows (all with one `stored`); a row already present is kept. On node:sqlite one
+ * prepared INSERT per row; elsewhere raw SQL over a VALUES list: the query builder's per-value
+ * bookkeeping for ~350 rows a batch cost more than the database took to insert them, and the
+ * scope and `stored` are bound once, not per row.
  */
 export async function insertIndexRows(
   db: Executor,
@@ -59,6 +112,14 @@ export async function insertIndexRows(
   stored: string,
   rows: Array<IndexEntry & { statement_id: string }>,
 ): Promise<void> {
+  const direct = directSqliteConnection(db)
+  if (direct) {
+    const insert = direct.prepare(INSERT_INDEX_ONE)
+    for (const e of rows) {
+      insert.run([scope.tenantId, scope.mode, e.kind, e.value, stored, e.statement_id])
+    }
+    return
+  }
   for (let i = 0; i < rows.length; i += CHUNK) {
     const values = rows
       .slice(i, i + CHUNK)
@@ -255,6 +316,15 @@ export async function findActivities(
   activityIds: string[],
 ): Promise<Map<string, string>> {
   const found = new Map<string, string>()
+  const direct = directSqliteConnection(db)
+  if (direct) {
+    const find = direct.prepare(FIND_ACTIVITY_ONE)
+    for (const id of activityIds) {
+      const [row] = find.all([scope.tenantId, scope.mode, id]) as Array<{ definition: string }>
+      if (row) found.set(id, row.definition)
+    }
+    return found
+  }
   for (let i = 0; i < activityIds.length; i += CHUNK) {
     const rows = await db
       .selectFrom('lrs_activities')

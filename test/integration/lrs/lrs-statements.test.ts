@@ -280,4 +280,32 @@ describeEachDatabase('LRS statements over HTTP', (database) => {
     assert.match(response.headers.get('access-control-allow-headers') ?? '', /Authorization/)
     assert.equal(response.headers.get('access-control-allow-credentials'), null)
   })
+
+  it('keeps the merged definition of an activity, re-sent definitions included', async () => {
+    const id = `http://example.com/activity/${randomUUID()}`
+    const withDefinition = (definition: Record<string, unknown>) =>
+      statement({ object: { id, definition } })
+    const first = { name: { 'en-US': 'Page' }, description: { 'en-US': 'One page' } }
+    assert.equal((await post([withDefinition(first), withDefinition(first)])).status, 200)
+    // A re-sent definition, then one adding a language, then the re-sent one again: the
+    // language map merges key by key, and the newest value of each key wins.
+    assert.equal((await post(withDefinition(first))).status, 200)
+    const french = { name: { 'fr-FR': 'Page' } }
+    assert.equal((await post([withDefinition(french), withDefinition(first)])).status, 200)
+    const renamed = {
+      name: { 'en-US': 'Renamed' },
+      type: 'http://adlnet.gov/expapi/activities/lesson',
+    }
+    assert.equal((await post(withDefinition(renamed))).status, 200)
+    const read = await lrs.xapi(`activities?activityId=${encodeURIComponent(id)}`)
+    assert.deepEqual(await read.json(), {
+      objectType: 'Activity',
+      id,
+      definition: {
+        name: { 'en-US': 'Renamed', 'fr-FR': 'Page' },
+        description: { 'en-US': 'One page' },
+        type: 'http://adlnet.gov/expapi/activities/lesson',
+      },
+    })
+  })
 })
