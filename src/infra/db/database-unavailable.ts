@@ -1,5 +1,6 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely'
 import { AppError } from '../../shared/app-error.ts'
+import { postgresStatementName } from './named-statements.ts'
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -61,8 +62,13 @@ export function translatingPool(pool: PostgresPool): PostgresPool {
       } catch (err) {
         throw asDatabaseError(err)
       }
+      const send = client.query as (...a: unknown[]) => unknown
       const query = (...args: [unknown, unknown?]) => {
-        const result = (client.query as (...a: unknown[]) => unknown)(...args)
+        // A marked text goes as a named prepared statement (named-statements.ts).
+        const name = typeof args[0] === 'string' ? postgresStatementName(args[0]) : undefined
+        const result = name
+          ? send.call(client, { name, text: args[0], values: args[1] })
+          : send.apply(client, args)
         // A cursor (streaming) is returned as is; a query's promise has its outage translated.
         if (result instanceof Promise) {
           return result.catch((err: unknown) => {

@@ -42,7 +42,9 @@ const DEFAULT_MAX_BATCH = 128
  * that is not yet committed. If the COMMIT itself fails, every piece of the batch rejects.
  *
  * PostgreSQL gets a plain transaction per piece: its pool already runs them side by side, and
- * one shared transaction would hold the row locks of unrelated sessions together.
+ * one shared transaction would hold the row locks of unrelated sessions together. (Most runtime
+ * commits do not come here on PostgreSQL: those that fit one statement are batched into one
+ * without a transaction, runtime/commit-batches.ts.)
  */
 export function createTransactionRunner(
   db: Db,

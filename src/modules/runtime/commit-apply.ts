@@ -1,8 +1,9 @@
 import type { Executor } from '../../infra/db/schema.ts'
+import type { ScoStatesTable } from '../../infra/db/tables/sessions.ts'
 import { recordRuntimeWarnings } from '../packages/package.repository.ts'
 import { DEFAULT_MAX_TOTAL_CHARS, type Delta, validateDelta } from '../scorm/data-model/index.ts'
 import { scopeOfSession, toSessionSummary } from '../sessions/session.mapper.ts'
-import { updateSessionProgress } from '../sessions/session-progress.ts'
+import { type ProgressInput, updateSessionProgress } from '../sessions/session-progress.ts'
 import { reportedResults } from './attempt-sequencing.ts'
 import {
   attemptChars,
@@ -15,7 +16,7 @@ import type { LiveDelivery } from './live-deliveries.ts'
 import * as repo from './runtime.repository.ts'
 import type { Loaded } from './runtime.types.ts'
 import { type RefusedValue, runtimeWarnings } from './runtime-warnings.ts'
-import { sharedDataScope, writeSharedData } from './shared-data.ts'
+import { sharedDataScope, sharedDataWrites, writeSharedData } from './shared-data.ts'
 
 /*
  * Applying one commit's delta to a delivery whose rows are known (RuntimeCommits decides which:
@@ -53,29 +54,37 @@ export async function apply(
 ): Promise<Outcome | null> {
   const { loaded } = live
   const { delta } = input
-  const result = validateDelta(loaded.version, delta, {
-    initial: live.launchData,
-    state: { version: loaded.version, values: live.values },
-    options: { ...loaded.options, maxTotalChars: modelBudget(live) },
-  })
+  const result = validate(live, delta)
   const written = delta.final
     ? await writeFinal(trx, live, result, delta.seq, at)
     : await writeStep(trx, live, result, delta.seq, at)
   if (!written) return null
   await recordBesides(trx, loaded, input, result, at)
-  return {
-    answer: {
-      applied: true,
-      last_seq: delta.seq,
-      errors: result.errors,
-      ignored: result.ignored,
-      session: toSessionSummary(written.session),
-    },
-    next: written.next,
-  }
+  return { answer: appliedAnswer(delta, result, written.session), next: written.next }
 }
 
-type Validated = ReturnType<typeof validateDelta>
+export type Validated = ReturnType<typeof validateDelta>
+
+/** The delta checked against the delivery's values by the data model, within its budget. */
+export function validate(live: LiveDelivery, delta: Delta): Validated {
+  const { loaded } = live
+  return validateDelta(loaded.version, delta, {
+    initial: live.launchData,
+    state: { version: loaded.version, values: live.values },
+    options: { ...loaded.options, maxTotalChars: modelBudget(live) },
+  })
+}
+
+/** The answer to an applied commit. */
+export function appliedAnswer(delta: Delta, result: Validated, session: Loaded['session']) {
+  return {
+    applied: true,
+    last_seq: delta.seq,
+    errors: result.errors,
+    ignored: result.ignored,
+    session: toSessionSummary(session),
+  }
+}
 
 /** What a commit's writes leave: the session, and the delivery (null once it ended). */
 interface Written {
@@ -84,7 +93,7 @@ interface Written {
 }
 
 /** The commit's compare-and-set position on the SCO row, and the launch's data after it. */
-function commitOf(live: LiveDelivery, result: Validated, seq: number) {
+export function commitOf(live: LiveDelivery, result: Validated, seq: number) {
   const commit = { expected: { deliveryId: live.deliveryId, seq: live.lastSeq }, seq }
   const launch = { deliveryId: live.deliveryId, values: result.state.values, record: live.record }
   return { commit, launch }
@@ -121,17 +130,11 @@ async function writeStep(
   const change = { ...launch, changed }
   const saved = await saveScoState(trx, loaded, live.states, live.itemId, change, at, { commit })
   if (!saved) return null
-  const session = await updateSessionProgress(trx, loaded.session, {
-    version: loaded.version,
-    itemCount: loaded.trackedCount,
-    at,
-    scos: saved.states,
-    sequencing: loaded.sequencing && {
-      seq: loaded.sequencing,
-      itemId: live.itemId,
-      results: reportedResults(changed, launch.values, false),
-    },
-  })
+  const session = await updateSessionProgress(
+    trx,
+    loaded.session,
+    stepProgress(live, changed, launch.values, saved.states, at),
+  )
   const next: LiveDelivery = {
     ...live,
     lastSeq: seq,
@@ -141,6 +144,28 @@ async function writeStep(
     record: saved.record,
   }
   return { session, next }
+}
+
+/** The progress update of a commit that continues the delivery (`writeStep`). */
+export function stepProgress(
+  live: LiveDelivery,
+  changed: Readonly<Record<string, string>>,
+  values: Readonly<Record<string, string>>,
+  scos: ScoStatesTable[],
+  at: string,
+): ProgressInput & { scos: ScoStatesTable[] } {
+  const { loaded } = live
+  return {
+    version: loaded.version,
+    itemCount: loaded.trackedCount,
+    at,
+    scos,
+    sequencing: loaded.sequencing && {
+      seq: loaded.sequencing,
+      itemId: live.itemId,
+      results: reportedResults(changed, values, false),
+    },
+  }
 }
 
 /** What a commit writes besides the SCO: SCORM 2004 shared data, the package's warnings. */
@@ -155,12 +180,22 @@ async function recordBesides(
     const scope = sharedDataScope(loaded.manifest, loaded.session)
     await writeSharedData(trx, loaded.session, scope, result.accepted, result.state.values, at)
   }
-  const { delta } = input
-  const warnings = runtimeWarnings(loaded.version, input.refused, result.errors, delta.values)
+  const warnings = warningsOf(loaded, input, result)
   if (warnings.length > 0) {
     const scope = scopeOfSession(loaded.session)
     await recordRuntimeWarnings(trx, scope, loaded.session.package_id, warnings, at)
   }
+}
+
+function warningsOf(loaded: Loaded, input: CommitInput, result: Validated) {
+  return runtimeWarnings(loaded.version, input.refused, result.errors, input.delta.values)
+}
+
+/** Whether `recordBesides` writes anything for this commit. */
+export function writesBesides(loaded: Loaded, input: CommitInput, result: Validated): boolean {
+  const shared =
+    loaded.version === '2004' && sharedDataWrites(result.accepted, result.state.values).length > 0
+  return shared || warningsOf(loaded, input, result).length > 0
 }
 
 /**

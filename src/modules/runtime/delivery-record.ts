@@ -134,27 +134,25 @@ export function recordOf(rows: readonly scoValues.ScoValueRow[]): Record<string,
   return record
 }
 
-/**
- * Writes one SCO's row and the record elements in `changed`; returns the session's rows and the
- * SCO's record as they now are, or null when a commit's compare-and-set found the delivery
- * elsewhere (ended, replaced, or another commit first) — then nothing was written.
- */
-export async function saveScoState(
-  trx: Executor,
+/** What a write of a SCO's launch gives: its data, and the record elements it changed. */
+export type ScoLaunchChange = LaunchRecord & { changed: Readonly<Record<string, string>> }
+
+/** The SCO's row as a write of `launch` leaves it (nothing written). */
+export function scoRowOf(
   loaded: Loaded,
-  states: ScoStatesTable[],
+  states: readonly ScoStatesTable[],
   itemId: string,
-  launch: LaunchRecord & { changed: Readonly<Record<string, string>> },
+  launch: ScoLaunchChange,
   at: string,
   write: ScoStateWrite = {},
-): Promise<{ states: ScoStatesTable[]; record: Record<string, string> } | null> {
+): ScoStatesTable {
   const { end, commit } = write
   const previous = states.find((s) => s.item_id === itemId)
   const status = mergeScoStatus(
     previous ? statusOfRow(previous) : null,
     scoStatus(loaded.version, launch.values, true),
   )
-  const row: ScoStatesTable = {
+  return {
     session_id: loaded.session.id,
     item_id: itemId,
     tenant_id: loaded.session.tenant_id,
@@ -175,6 +173,30 @@ export async function saveScoState(
     data_chars: Number(previous?.data_chars ?? 0) + sizeChange(launch.record, launch.changed),
     updated_at: at,
   }
+}
+
+/** The session's SCO rows with `row` in place of its SCO's. */
+export function withScoRow(states: readonly ScoStatesTable[], row: ScoStatesTable) {
+  return [...states.filter((s) => s.item_id !== row.item_id), row]
+}
+
+/**
+ * Writes one SCO's row and the record elements in `changed`; returns the session's rows and the
+ * SCO's record as they now are, or null when a commit's compare-and-set found the delivery
+ * elsewhere (ended, replaced, or another commit first) — then nothing was written.
+ */
+export async function saveScoState(
+  trx: Executor,
+  loaded: Loaded,
+  states: ScoStatesTable[],
+  itemId: string,
+  launch: ScoLaunchChange,
+  at: string,
+  write: ScoStateWrite = {},
+): Promise<{ states: ScoStatesTable[]; record: Record<string, string> } | null> {
+  const { commit } = write
+  const previous = states.find((s) => s.item_id === itemId)
+  const row = scoRowOf(loaded, states, itemId, launch, at, write)
   const scope = scopeOfSession(loaded.session)
   if (commit) {
     if (!(await repo.advanceScoState(trx, scope, row, commit.expected))) return null
@@ -187,10 +209,7 @@ export async function saveScoState(
   if (Object.keys(launch.changed).length > 0) {
     await scoValues.writeScoValues(trx, scope, key, launch.changed)
   }
-  return {
-    states: [...states.filter((s) => s.item_id !== itemId), row],
-    record: { ...launch.record, ...launch.changed },
-  }
+  return { states: withScoRow(states, row), record: { ...launch.record, ...launch.changed } }
 }
 
 /** The last commit a delivery applied: its SCO row's while it is open, its own once ended. */

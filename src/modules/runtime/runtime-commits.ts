@@ -10,6 +10,8 @@ import {
 } from '../scorm/data-model/index.ts'
 import { scopeOfSession } from '../sessions/session.mapper.ts'
 import { type Answer, apply, type CommitInput, type Outcome } from './commit-apply.ts'
+import { applyAtOnce } from './commit-at-once.ts'
+import { CommitBatches } from './commit-batches.ts'
 import { lastAppliedSeq, launchValues, recordOf } from './delivery-record.ts'
 import { LiveDeliveries, type LiveDelivery } from './live-deliveries.ts'
 import * as repo from './runtime.repository.ts'
@@ -19,6 +21,13 @@ import * as scoValues from './sco-values.repository.ts'
 export interface RuntimeCommitsDeps {
   /** Runs each commit's writes as one transaction (group commit on SQLite). */
   runner: TransactionRunner
+  /**
+   * PostgreSQL: the database, where an open delivery's commit whose writes fit one statement is
+   * written by one statement with the other such commits of the moment (commit-at-once.ts,
+   * commit-batches.ts), without a transaction. Absent on SQLite, whose group commit already
+   * shares one COMMIT among many commits.
+   */
+  oneStatement?: Executor
   clock: Clock
   /** The session with its package version and data-model options, read in `db`. */
   load(db: Executor, sessionId: string): Promise<Loaded>
@@ -44,36 +53,62 @@ export const MAX_SEQ_STEP = 1000
 export class RuntimeCommits {
   readonly #deps: RuntimeCommitsDeps
   readonly #live = new LiveDeliveries()
+  readonly #batches: CommitBatches | null
 
   constructor(deps: RuntimeCommitsDeps) {
     this.#deps = deps
+    this.#batches = deps.oneStatement ? new CommitBatches(deps.oneStatement) : null
   }
 
   async commit(sessionId: string, input: CommitInput): Promise<Answer> {
     const { deliveryId, delta } = input
     let outcome: Outcome
     try {
-      outcome = await this.#deps.runner.run(async (trx) => {
-        const at = this.#deps.clock.now().toISOString()
-        const live = this.#live.get(deliveryId)
-        const continues =
-          live?.loaded.session.id === sessionId && position(live.lastSeq, delta) === 'apply'
-        if (live && continues) {
-          const options = await this.#deps.options(trx, live.loaded.session)
-          const current = { ...live, loaded: { ...live.loaded, options } }
-          const applied = await apply(trx, current, input, at)
-          if (applied) return applied
-        }
-        return this.#applyFresh(trx, sessionId, input, at)
-      })
+      const atOnce = this.#batches ? await this.#atOnce(this.#batches, sessionId, input) : undefined
+      outcome =
+        atOnce ??
+        (await this.#deps.runner.run(async (trx) => {
+          const at = this.#deps.clock.now().toISOString()
+          const live = this.#live.get(deliveryId)
+          if (live && continues(live, sessionId, delta)) {
+            const options = await this.#deps.options(trx, live.loaded.session)
+            const current = { ...live, loaded: { ...live.loaded, options } }
+            const applied = await apply(trx, current, input, at)
+            if (applied) return applied
+          }
+          return this.#applyFresh(trx, sessionId, input, at)
+        }))
     } catch (error) {
       this.#live.forget(deliveryId)
       throw error
     }
-    // Only now, after COMMIT: what is remembered is never ahead of the database.
+    // Only now, after COMMIT (or the one statement): what is remembered is never ahead of the
+    // database.
     if (outcome.next) this.#live.remember(outcome.next)
     else if (outcome.next === null) this.#live.forget(deliveryId)
     return outcome.answer
+  }
+
+  /**
+   * PostgreSQL: the commit of a remembered open delivery in one statement, when it fits
+   * (commit-at-once.ts). Undefined when it does not, or when its compare-and-set found the
+   * delivery elsewhere — then the entry is forgotten, and the transaction rereads the rows and
+   * answers as it always has (a duplicate, a conflict, an ended launch).
+   */
+  async #atOnce(
+    batches: CommitBatches,
+    sessionId: string,
+    input: CommitInput,
+  ): Promise<Outcome | undefined> {
+    const db = this.#deps.oneStatement
+    const live = this.#live.get(input.deliveryId)
+    if (!db || !live || !continues(live, sessionId, input.delta)) return undefined
+    const at = this.#deps.clock.now().toISOString()
+    const options = await this.#deps.options(db, live.loaded.session)
+    const current = { ...live, loaded: { ...live.loaded, options } }
+    const outcome = await applyAtOnce(batches, current, input, at)
+    if (outcome === null) this.#live.forget(input.deliveryId)
+    return outcome ?? undefined
   }
 
   async #applyFresh(
@@ -134,6 +169,11 @@ export class RuntimeCommits {
     }
     return applied
   }
+}
+
+/** Whether `delta` is the next commit of the remembered delivery `live` of this session. */
+function continues(live: LiveDelivery, sessionId: string, delta: Delta): boolean {
+  return live.loaded.session.id === sessionId && position(live.lastSeq, delta) === 'apply'
 }
 
 /** Where a delta fits: the data model's answer, plus 'jump' for a claim too far ahead. */

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { type Kysely, PostgresAdapter } from 'kysely'
 import type { Config } from '../../config.ts'
 import type { TransactionRunner } from '../../infra/db/group-commit.ts'
 import type { Database } from '../../infra/db/schema.ts'
@@ -66,6 +66,7 @@ export class RuntimeService {
     })
     this.#commits = new RuntimeCommits({
       runner: deps.commits,
+      ...(deps.db.getExecutor().adapter instanceof PostgresAdapter && { oneStatement: deps.db }),
       clock: deps.clock,
       load: (db, sessionId) => this.#loader.load(db, sessionId),
       options: (db, session) => this.#loader.options(db, session),

@@ -40,11 +40,22 @@ export async function writeSharedData(
   values: Readonly<Record<string, string>>,
   at: string,
 ): Promise<void> {
-  for (const [element, store] of Object.entries(accepted)) {
-    const index = STORE_ELEMENT.exec(element)?.[1]
-    const targetId = index === undefined ? undefined : values[`adl.data.${index}.id`]
-    if (targetId === undefined) continue
+  for (const { targetId, store } of sharedDataWrites(accepted, values)) {
     const key = { bucketScope: scope, targetId }
     await repo.upsertSharedData(db, scopeOfSession(session), key, store, at)
   }
+}
+
+/** The buckets `writeSharedData` writes, and what into each. */
+export function sharedDataWrites(
+  accepted: Readonly<Record<string, string>>,
+  values: Readonly<Record<string, string>>,
+): Array<{ targetId: string; store: string }> {
+  const writes: Array<{ targetId: string; store: string }> = []
+  for (const [element, store] of Object.entries(accepted)) {
+    const index = STORE_ELEMENT.exec(element)?.[1]
+    const targetId = index === undefined ? undefined : values[`adl.data.${index}.id`]
+    if (targetId !== undefined) writes.push({ targetId, store })
+  }
+  return writes
 }

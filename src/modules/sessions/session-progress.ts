@@ -4,6 +4,7 @@ import { recordAuditEvent } from '../events/audit-event.repository.ts'
 import { findVersion } from '../packages/package.repository.ts'
 import type { StoredManifest } from '../packages/package-ingest.ts'
 import { recordSessionResult } from '../reports/progress-rollup.repository.ts'
+import { addCounts, countsOf } from '../reports/progress-rollup.ts'
 import {
   readGlobals,
   rollupInput,
@@ -67,31 +68,36 @@ export function statusOfRow(row: ScoStatesTable): ScoStatus {
   }
 }
 
+/** What a progress update is given (`updateSessionProgress`). */
+export interface ProgressInput {
+  version: '1.2' | '2004'
+  itemCount: number
+  at: string
+  /** Set when a launch (delivery) of a SCO just ended. */
+  ended?: { suspended: boolean; sessionTime: string | null; seconds: number }
+  /** The session's SCO rows when the caller already has them current; read otherwise. */
+  scos?: ScoStatesTable[]
+  /** SCORM 2004: the version's activity tree and what the SCO `itemId` just reported. */
+  sequencing?: SequencingInput | null
+}
+
+type SessionEvent = 'session.completed' | 'session.failed' | 'session.suspended'
+
 /**
  * Recomputes the session from its SCOs (`sessionStatus`, the one rollup) and writes the session
  * events its transitions cause, in the caller's transaction: `session.completed` once when it
  * reaches completed (a passed session is completed too), `session.failed` once when a launch ends
  * with the session failed, `session.suspended` when the session becomes suspended (the learner
- * leaves mid-course with suspend; once per sitting, however many requests say so). Each event carries the session as just computed, so its payload always agrees with
- * its name. In-progress commits never write an event otherwise.
+ * leaves mid-course with suspend; once per sitting, however many requests say so). Each event
+ * carries the session as just computed, so its payload always agrees with its name. In-progress
+ * commits never write an event otherwise.
  */
 export async function updateSessionProgress(
   trx: Executor,
   session: SessionsTable,
-  input: {
-    version: '1.2' | '2004'
-    itemCount: number
-    at: string
-    /** Set when a launch (delivery) of a SCO just ended. */
-    ended?: { suspended: boolean; sessionTime: string | null; seconds: number }
-    /** The session's SCO rows when the caller already has them current; read otherwise. */
-    scos?: ScoStatesTable[]
-    /** SCORM 2004: the version's activity tree and what the SCO `itemId` just reported. */
-    sequencing?: SequencingInput | null
-  },
+  input: ProgressInput,
 ): Promise<SessionsTable> {
   const scos = input.scos ?? (await findScoStates(trx, scopeOfSession(session), session.id))
-  const statuses = scos.map(statusOfRow)
   let sequencingState = session.sequencing_state ?? null
   let r: SessionRollup
   if (input.version === '2004' && input.sequencing) {
@@ -102,13 +108,56 @@ export async function updateSessionProgress(
     r = rolled.rollup
     sequencingState = rolled.state ?? sequencingState
   } else {
+    r = sessionStatus(input.version, input.itemCount, scos.map(statusOfRow))
+  }
+  const next = progressed(session, input, r, sequencingState)
+  await recordSessionEvents(trx, session, next, { ...input, r })
+  await repo.saveSessionProgress(trx, scopeOfSession(session), next)
+  await recordSessionResult(trx, scopeOfSession(session), session, next)
+  return next
+}
+
+/**
+ * The session row `updateSessionProgress` would write, when writing that row is all it would
+ * do: no session event, no change to the learner-progress rollup, no run of the sequencing
+ * engine (nothing read, nothing else written). Null otherwise. For a writer that sends a
+ * commit's writes as one statement (PostgreSQL, commit-at-once.ts).
+ */
+export function progressRowOnly(
+  session: SessionsTable,
+  input: ProgressInput & { scos: ScoStatesTable[] },
+): SessionsTable | null {
+  const statuses = input.scos.map(statusOfRow)
+  let r: SessionRollup
+  if (input.version === '2004' && input.sequencing) {
+    if (!unchangedByEngine(session, input.sequencing, input.ended)) return null
+    r = storedRollup(session, statuses)
+  } else {
     r = sessionStatus(input.version, input.itemCount, statuses)
   }
-  const reachedCompletion = isFinished({
-    completion_status: r.completion,
-    success_status: r.success,
-  })
-  const next: SessionsTable = {
+  const next = progressed(session, input, r, session.sequencing_state ?? null)
+  if (dueEvents(session, next, { ...input, r }).length > 0) return null
+  return changesResult(session, next) ? null : next
+}
+
+/**
+ * Whether `recordSessionResult(…, before, after)` writes anything: its counts or the session's
+ * time changed (the condition of its early return).
+ */
+function changesResult(before: SessionsTable, after: SessionsTable): boolean {
+  if (Number(before.time_spent_seconds) !== Number(after.time_spent_seconds)) return true
+  return Object.values(addCounts(countsOf(after), countsOf(before), -1)).some((v) => v !== 0)
+}
+
+/** The session row after a progress update whose rollup is `r` (nothing written). */
+function progressed(
+  session: SessionsTable,
+  input: Pick<ProgressInput, 'at' | 'ended'>,
+  r: SessionRollup,
+  sequencingState: string | null,
+): SessionsTable {
+  const reachedCompletion = reachesCompletion(r)
+  return {
     ...session,
     completion_status: r.completion,
     success_status: r.success,
@@ -126,31 +175,49 @@ export async function updateSessionProgress(
       time_spent_seconds: Number(session.time_spent_seconds) + input.ended.seconds,
     }),
   }
-  await recordSessionEvents(trx, session, next, { ...input, reachedCompletion, r })
-  await repo.saveSessionProgress(trx, scopeOfSession(session), next)
-  await recordSessionResult(trx, scopeOfSession(session), session, next)
-  return next
+}
+
+function reachesCompletion(r: SessionRollup): boolean {
+  return isFinished({ completion_status: r.completion, success_status: r.success })
 }
 
 /**
- * The events `updateSessionProgress` describes, each written once (its `*_event_at` column,
- * set on `next`, is the proof), carrying the session as just computed.
+ * The events `updateSessionProgress` describes that moving from `session` to `next` causes, in
+ * the order they are written; each once (its `*_event_at` column is the proof).
+ */
+function dueEvents(
+  session: SessionsTable,
+  next: SessionsTable,
+  input: { ended?: { suspended: boolean }; r: SessionRollup },
+): SessionEvent[] {
+  const due: SessionEvent[] = []
+  if (reachesCompletion(input.r) && !session.completed_event_at) due.push('session.completed')
+  if (input.ended && input.r.success === 'failed' && !session.failed_event_at) {
+    due.push('session.failed')
+  }
+  // The transition into suspended, once: a Suspend All after a final commit with cmi.exit
+  // suspend ends the same sitting twice (the commit, then the navigation). A new delivery
+  // takes the session out of suspended (delivery-launch.ts), so each sitting left suspended
+  // counts.
+  if (next.suspended === 1 && session.suspended !== 1) due.push('session.suspended')
+  return due
+}
+
+/**
+ * Writes the events due (`dueEvents`), each carrying the session as just computed, its
+ * `*_event_at` column set on `next` first.
  */
 async function recordSessionEvents(
   trx: Executor,
   session: SessionsTable,
   next: SessionsTable,
-  input: {
-    at: string
-    ended?: { suspended: boolean }
-    reachedCompletion: boolean
-    r: SessionRollup
-  },
+  input: { at: string; ended?: { suspended: boolean }; r: SessionRollup },
 ): Promise<void> {
-  const { reachedCompletion, r } = input
   const scope = scopeOfSession(session)
-  const event = async (type: string) =>
-    recordAuditEvent(trx, scope, {
+  for (const type of dueEvents(session, next, input)) {
+    if (type === 'session.completed') next.completed_event_at = input.at
+    if (type === 'session.failed') next.failed_event_at = input.at
+    await recordAuditEvent(trx, scope, {
       type,
       entityType: 'session',
       entityId: session.id,
@@ -158,19 +225,7 @@ async function recordSessionEvents(
       data: sessionEventData(next),
       occurredAt: input.at,
     })
-  if (reachedCompletion && !session.completed_event_at) {
-    next.completed_event_at = input.at
-    await event('session.completed')
   }
-  if (input.ended && r.success === 'failed' && !session.failed_event_at) {
-    next.failed_event_at = input.at
-    await event('session.failed')
-  }
-  // The transition into suspended, once: a Suspend All after a final commit with cmi.exit
-  // suspend ends the same sitting twice (the commit, then the navigation). A new delivery
-  // takes the session out of suspended (delivery-launch.ts), so each sitting left suspended
-  // counts.
-  if (next.suspended === 1 && session.suspended !== 1) await event('session.suspended')
 }
 
 /** What a SCORM 2004 progress update gives the engine. */
@@ -197,24 +252,8 @@ async function engineStatus(
 ): Promise<{ rollup: SessionRollup; state?: string }> {
   const statuses = scos.map(statusOfRow)
   const { seq, itemId, results } = input.sequencing
-  if (session.sequencing_state && !results && !input.ended) {
-    const launched = statuses.some((s) => s.completion !== 'not attempted')
-    return {
-      rollup: {
-        completion:
-          session.completion_status === 'not attempted' && launched
-            ? 'incomplete'
-            : session.completion_status,
-        success: session.success_status,
-        score: {
-          scaled: session.score_scaled,
-          raw: session.score_raw,
-          min: session.score_min,
-          max: session.score_max,
-        },
-        progressPercent: Number(session.progress_percent ?? 0),
-      },
-    }
+  if (unchangedByEngine(session, input.sequencing, input.ended)) {
+    return { rollup: storedRollup(session, statuses) }
   }
   const base = rollupInput(session, scos)
   const globals = await readGlobals(trx, session, seq)
@@ -230,6 +269,34 @@ async function engineStatus(
   if (!r.engine) return { rollup: r }
   await writeGlobals(trx, session, seq, globals, r.engine.globals, input.at)
   return { rollup: r, state: await saveTrackingState(trx, session, r.engine.state) }
+}
+
+/** engineStatus's fast path: a commit that reports nothing new to an attempt with a state. */
+function unchangedByEngine(
+  session: SessionsTable,
+  sequencing: SequencingInput,
+  ended: unknown,
+): boolean {
+  return Boolean(session.sequencing_state) && !sequencing.results && !ended
+}
+
+/** The session's status as stored (the engine's fast path), moved to incomplete once launched. */
+function storedRollup(session: SessionsTable, statuses: readonly ScoStatus[]): SessionRollup {
+  const launched = statuses.some((s) => s.completion !== 'not attempted')
+  return {
+    completion:
+      session.completion_status === 'not attempted' && launched
+        ? 'incomplete'
+        : session.completion_status,
+    success: session.success_status,
+    score: {
+      scaled: session.score_scaled,
+      raw: session.score_raw,
+      min: session.score_min,
+      max: session.score_max,
+    },
+    progressPercent: Number(session.progress_percent ?? 0),
+  }
 }
 
 /**
