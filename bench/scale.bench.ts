@@ -8,6 +8,7 @@
  *   node bench/scale.bench.ts [sizes=10000,1000000] [launches=300]
  *   BENCH_DATABASE_URL=postgres://…/db   runs on PostgreSQL too (a fresh database beside it)
  *   BENCH_WALK_SECONDS=1200              gives up walking to the last page after this long
+ *   BENCH_REPEATS=200                    sequential requests timed for each page figure
  *
  * Sessions are built by SQL (INSERT … SELECT over a recursive CTE on SQLite, generate_series on
  * PostgreSQL), written into the database of a running bench-server.ts; a size is reached by
@@ -37,7 +38,12 @@ const sizes = (process.argv[2] ?? '10000,1000000').split(',').map(Number)
 const launches = Number(process.argv[3] ?? 300)
 const walkBudgetMs = Number(process.env.BENCH_WALK_SECONDS ?? 1200) * 1000
 const PAGE = 200
-const REPEATS = 20
+/**
+ * Sequential repeats of the first and last page: their server CPU is read from /proc in 10 ms
+ * ticks, so 200 requests of a few ms resolve a tenth of a millisecond (20 could not tell 4 from
+ * 6 ms).
+ */
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 200)
 /** Replaced after each build: sockets idle for that long may be closed by the server. */
 let agent = new Agent({ connections: 16 })
 
