@@ -3,8 +3,8 @@
  * sessions, then 1 000 000, with other tenants' and another package's sessions around them.
  * At each size: new-learner launches/s, the first and the last page of
  * `GET /api/v1/sessions?package_id=…` (the last reached by walking `next_cursor`, limit 200; the
- * final request timed, then repeated), and CSV export rows/s, each with the server's own CPU time
- * (/proc/<pid>/stat). Target: the figures at the two sizes within 1.5× of each other.
+ * final request timed, then the deepest full page repeated), and CSV export rows/s, each with
+ * the server's own CPU time (/proc/<pid>/stat). Target: the figures at the two sizes within 1.5× of each other.
  *   node bench/scale.bench.ts [sizes=10000,1000000] [launches=300]
  *   BENCH_DATABASE_URL=postgres://…/db   runs on PostgreSQL too (a fresh database beside it)
  *   BENCH_WALK_SECONDS=1200              gives up walking to the last page after this long
@@ -213,10 +213,15 @@ async function launchRate(server: Server, packageId: string, tag: string, count:
   return { perSecond: count / cpu.wallSeconds, serverCpuMs: cpuMs(cpu, count), cpu }
 }
 
-/** Walks `next_cursor` to the last page; null when it took longer than the budget. */
+/**
+ * Walks `next_cursor` to the last page; `walkSeconds` null when it took longer than the budget.
+ * The deepest *full* page is the one repeated: a partial last page (140 rows of 10 340, 80 of
+ * 1 000 680) would compare row counts, not depth.
+ */
 async function lastPage(server: Server, list: string) {
   const started = performance.now()
   let cursor: string | null = null
+  let deepestFull = list
   let pages = 0
   let finalMs = 0
   for (;;) {
@@ -225,9 +230,11 @@ async function lastPage(server: Server, list: string) {
     const page = await get(server, path)
     finalMs = performance.now() - t0
     pages++
+    if (page.sessions.length === PAGE) deepestFull = path
     if (!page.next_cursor) {
       const walkSeconds = (performance.now() - started) / 1000
-      return { pages, walkSeconds, walkFinalMs: finalMs, repeated: await repeated(server, path) }
+      const timed = await repeated(server, deepestFull)
+      return { pages, walkSeconds, walkFinalMs: finalMs, repeated: timed }
     }
     if (performance.now() - started > walkBudgetMs) {
       return { pages, walkSeconds: null, walkFinalMs: finalMs }
