@@ -17,11 +17,9 @@
  * printed), as they would be for an existing tenant. Results go to
  * bench/results/report.json (report-postgres.json).
  */
-import { spawn } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import pg from 'pg'
@@ -32,6 +30,7 @@ import type { Dialect } from '../src/infra/db/schema.ts'
 import { AccountService } from '../src/modules/accounts/account.service.ts'
 import { systemClock } from '../src/shared/clock.ts'
 import { randomBase62 } from '../src/shared/ids.ts'
+import { type BenchServer, startBenchServer, uploadGolfPackage } from './bench-server.client.ts'
 import { cpuSeconds, startCpu } from './server-cpu.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -39,43 +38,6 @@ const total = Number(process.argv[2] ?? 200_000)
 const repeats = Number(process.argv[3] ?? 40)
 const PACKAGES = 8
 const agent = new Agent({ connections: 4 })
-
-interface Server {
-  pid: number | undefined
-  api: string
-  key: string
-  dataDir: string
-  stop(): void
-}
-
-async function startServer(databaseUrl: string | undefined): Promise<Server> {
-  const env = { ...process.env }
-  if (databaseUrl) env.BENCH_DATABASE_URL = databaseUrl
-  else delete env.BENCH_DATABASE_URL
-  const child = spawn(process.execPath, [join(here, 'bench-server.ts')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env,
-  })
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve)
-    child.once('exit', (code) => reject(new Error(`bench-server exited (${code})`)))
-  })
-  const info = JSON.parse(line) as { api: string; key: string; dataDir: string }
-  return { pid: child.pid, ...info, stop: () => child.kill('SIGTERM') }
-}
-
-async function upload(server: Server): Promise<string> {
-  const zip = readFileSync(join(here, '../../shared/fixtures/scorm/golf/singlescobasic.zip'))
-  const form = new FormData()
-  form.append('file', new Blob([zip]), 'course.zip')
-  const res = await fetch(`${server.api}/api/v1/packages/upload`, {
-    method: 'POST',
-    body: form,
-    headers: { authorization: `Bearer ${server.key}` },
-  })
-  if (!res.ok) throw new Error(`upload: ${res.status} ${await res.text()}`)
-  return ((await res.json()) as { package: { id: string } }).package.id
-}
 
 /** The sessions, by one INSERT … SELECT per package. */
 async function build(db: Db, tenantId: string, packages: Array<{ id: string; version: string }>) {
@@ -114,7 +76,7 @@ async function build(db: Db, tenantId: string, packages: Array<{ id: string; ver
   if (pg_) await sql`analyze sessions`.execute(db.kysely)
 }
 
-async function signIn(server: Server, db: Db, tenantId: string): Promise<string> {
+async function signIn(server: BenchServer, db: Db, tenantId: string): Promise<string> {
   const accounts = new AccountService({ db: db.kysely, clock: systemClock })
   const invite = await accounts.createInvite(
     tenantId,
@@ -145,7 +107,7 @@ const quantile = (sorted: number[], q: number) =>
  * (`backends`, read after the warm-ups have opened the server's connections).
  */
 async function timed(
-  server: Server,
+  server: BenchServer,
   cookie: string,
   path: string,
   backends: () => Promise<number[]>,
@@ -242,12 +204,12 @@ async function freshPostgres(base: string) {
 async function run(dialect: Dialect) {
   const base = process.env.BENCH_DATABASE_URL
   const database = dialect === 'postgres' && base ? await freshPostgres(base) : null
-  const server = await startServer(database?.url)
+  const server = await startBenchServer(database?.url)
   const db = openDatabase(database?.url ?? `sqlite:${join(server.dataDir, 'courseport.db')}`)
   try {
     const packages: Array<{ id: string; version: string }> = []
     for (let i = 0; i < PACKAGES; i++) {
-      const id = await upload(server)
+      const id = await uploadGolfPackage(server)
       const row = await db.kysely
         .selectFrom('packages')
         .select(['tenant_id', 'active_version_id'])

@@ -4,7 +4,8 @@
  * At each size: new-learner launches/s, the first and the last page of
  * `GET /api/v1/sessions?package_id=…` (the last reached by walking `next_cursor`, limit 200; the
  * final request timed, then the deepest full page repeated), and CSV export rows/s, each with
- * the server's own CPU time (/proc/<pid>/stat). Target: the figures at the two sizes within 1.5× of each other.
+ * the server's own CPU time (/proc/<pid>/stat). Target: the figures at the two sizes within 1.5×
+ * of each other.
  *   node bench/scale.bench.ts [sizes=10000,1000000] [launches=300]
  *   BENCH_DATABASE_URL=postgres://…/db   runs on PostgreSQL too (a fresh database beside it)
  *   BENCH_WALK_SECONDS=1200              gives up walking to the last page after this long
@@ -19,11 +20,9 @@
  * PostgreSQL gets `analyze sessions` after each build, as autovacuum would.
  * Results go to bench/results/scale.json (scale-postgres.json).
  */
-import { spawn } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import pg from 'pg'
@@ -31,6 +30,7 @@ import { Agent, request } from 'undici'
 import { type Db, openDatabase } from '../src/infra/db/database.ts'
 import type { Dialect } from '../src/infra/db/schema.ts'
 import { randomBase62 } from '../src/shared/ids.ts'
+import { type BenchServer, startBenchServer, uploadGolfPackage } from './bench-server.client.ts'
 import { type CpuUse, startCpu } from './server-cpu.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -47,31 +47,7 @@ const REPEATS = Number(process.env.BENCH_REPEATS ?? 200)
 /** Replaced after each build: sockets idle for that long may be closed by the server. */
 let agent = new Agent({ connections: 16 })
 
-interface Server {
-  pid: number | undefined
-  api: string
-  key: string
-  dataDir: string
-  stop(): void
-}
-
-async function startServer(databaseUrl: string | undefined): Promise<Server> {
-  const env = { ...process.env }
-  if (databaseUrl) env.BENCH_DATABASE_URL = databaseUrl
-  else delete env.BENCH_DATABASE_URL
-  const child = spawn(process.execPath, [join(here, 'bench-server.ts')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env,
-  })
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve)
-    child.once('exit', (code) => reject(new Error(`bench-server exited (${code})`)))
-  })
-  const info = JSON.parse(line) as { api: string; key: string; dataDir: string }
-  return { pid: child.pid, ...info, stop: () => child.kill('SIGTERM') }
-}
-
-async function get(server: Server, path: string) {
+async function get(server: BenchServer, path: string) {
   const res = await request(`${server.api}${path}`, {
     dispatcher: agent,
     headers: { authorization: `Bearer ${server.key}` },
@@ -79,19 +55,6 @@ async function get(server: Server, path: string) {
   const text = await res.body.text()
   if (res.statusCode >= 300) throw new Error(`GET ${path}: ${res.statusCode} ${text}`)
   return JSON.parse(text) as { sessions: unknown[]; next_cursor: string | null }
-}
-
-async function upload(server: Server): Promise<string> {
-  const zip = readFileSync(join(here, '../../shared/fixtures/scorm/golf/singlescobasic.zip'))
-  const form = new FormData()
-  form.append('file', new Blob([zip]), 'course.zip')
-  const res = await fetch(`${server.api}/api/v1/packages/upload`, {
-    method: 'POST',
-    body: form,
-    headers: { authorization: `Bearer ${server.key}` },
-  })
-  if (!res.ok) throw new Error(`upload: ${res.status} ${await res.text()}`)
-  return ((await res.json()) as { package: { id: string } }).package.id
 }
 
 interface Target {
@@ -177,7 +140,7 @@ const cpuMs = (cpu: CpuUse, n: number) =>
   cpu.serverCpuSeconds === null ? null : (cpu.serverCpuSeconds * 1000) / n
 
 /** The median of `REPEATS` sequential runs of one request, with the server CPU per request. */
-async function repeated(server: Server, path: string): Promise<Timed> {
+async function repeated(server: BenchServer, path: string): Promise<Timed> {
   const times: number[] = []
   const stop = startCpu([server.pid])
   for (let i = 0; i < REPEATS; i++) {
@@ -191,7 +154,7 @@ async function repeated(server: Server, path: string): Promise<Timed> {
 }
 
 /** `count` first launches of new learners from 8 callers; untimed warm-up when `tag` says so. */
-async function launchRate(server: Server, packageId: string, tag: string, count: number) {
+async function launchRate(server: BenchServer, packageId: string, tag: string, count: number) {
   let next = 0
   const stop = startCpu([server.pid])
   await Promise.all(
@@ -218,7 +181,7 @@ async function launchRate(server: Server, packageId: string, tag: string, count:
  * The deepest *full* page is the one repeated: a partial last page (140 rows of 10 340, 80 of
  * 1 000 680) would compare row counts, not depth.
  */
-async function lastPage(server: Server, list: string) {
+async function lastPage(server: BenchServer, list: string) {
   const started = performance.now()
   let cursor: string | null = null
   let deepestFull = list
@@ -243,7 +206,7 @@ async function lastPage(server: Server, list: string) {
   }
 }
 
-async function csvRate(server: Server, packageId: string) {
+async function csvRate(server: BenchServer, packageId: string) {
   const stop = startCpu([server.pid])
   const res = await request(`${server.api}/api/v1/sessions?package_id=${packageId}&format=csv`, {
     dispatcher: agent,
@@ -264,7 +227,7 @@ async function csvRate(server: Server, packageId: string) {
   }
 }
 
-async function measure(server: Server, t: Target, size: number, buildSeconds: number) {
+async function measure(server: BenchServer, t: Target, size: number, buildSeconds: number) {
   const list = `/api/v1/sessions?package_id=${t.packageId}&limit=${PAGE}`
   // Warm-up (JIT, caches), so the first size is not charged for the start of the process.
   await launchRate(server, t.packageId, `warm-${size}`, 40)
@@ -330,11 +293,11 @@ function compare(small: Measured, large: Measured) {
 async function run(dialect: Dialect) {
   const base = process.env.BENCH_DATABASE_URL
   const database = dialect === 'postgres' && base ? await freshPostgres(base) : null
-  const server = await startServer(database?.url)
+  const server = await startBenchServer(database?.url)
   const db = openDatabase(database?.url ?? `sqlite:${join(server.dataDir, 'courseport.db')}`)
   try {
-    const t = await target(db, await upload(server))
-    const other = await target(db, await upload(server))
+    const t = await target(db, await uploadGolfPackage(server))
+    const other = await target(db, await uploadGolfPackage(server))
     const results: Measured[] = []
     let built = 0
     for (const size of sizes) {
