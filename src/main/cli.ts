@@ -1,12 +1,12 @@
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { loadConfig } from '../config.ts'
 import {
   ConfigError,
   explicitSecretReason,
-  loadConfig,
   missingSecretError,
   type ProcessRole,
-} from '../config.ts'
+} from '../config-variables.ts'
 import type { Db } from '../infra/db/database.ts'
 import { DatabaseUnreachableError } from '../infra/db/wait-for-database.ts'
 import { TenantService } from '../modules/tenants/tenant.service.ts'

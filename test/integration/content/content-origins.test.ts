@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { ConfigError, loadConfig } from '../../../src/config.ts'
+import { loadConfig } from '../../../src/config.ts'
+import { ConfigError } from '../../../src/config-variables.ts'
 import { tenantLabel } from '../../../src/shared/content-origin.ts'
 import { createTestApp, type TestApp, type TestTenant } from '../../helpers/app.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
-import { ConfigError, loadConfig } from '../../../src/config.ts'
+import { loadConfig } from '../../../src/config.ts'
+import { ConfigError } from '../../../src/config-variables.ts'
 import { freePort, startCourseport } from '../../helpers/server-process.ts'
 
 const run = promisify(execFile)
