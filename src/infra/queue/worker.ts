@@ -1,19 +1,11 @@
 import { type Clock, systemClock } from '../../shared/clock.ts'
 import type { Db } from '../db/database.ts'
-import {
-  type ClaimedJob,
-  claimJobs,
-  completeJob,
-  failExpiredFinalAttempts,
-  failJob,
-  releaseJob,
-  renewLease,
-} from './job-lease.repository.ts'
+import { type ClaimedJob, claimJobs, failExpiredFinalAttempts } from './job-lease.repository.ts'
+import { JobRun, type ResolvedTask } from './job-run.ts'
 import { fireDueSchedules } from './job-schedule.repository.ts'
 import {
   DEFAULT_LEASE_SECONDS,
   defaultRetryDelaySeconds,
-  type TaskHandler,
   type TaskRegistry,
 } from './queue.types.ts'
 import { consoleLogger, type WorkerLogger } from './worker-logger.ts'
@@ -39,35 +31,20 @@ export interface WorkerOptions {
   logger?: WorkerLogger
 }
 
-interface ResolvedTask {
-  handler: TaskHandler
-  leaseSeconds: number
-  retryDelaySeconds: (attempt: number) => number
-}
-
+/** A job this worker runs: its run, and its end as the worker sees it (the slot freed). */
 interface RunningJob {
-  job: ClaimedJob
-  controller: AbortController
-  /** Set once a heartbeat found the lease taken over: the outcome must not be written. */
-  lost: boolean
-  /** Set once `stop()` has released the lease: the outcome must not be written. */
-  released: boolean
+  run: JobRun
   done: Promise<void>
 }
-
-const LAST_ERROR_MAX_CHARS = 4000
 
 /**
  * Polls the jobs table and runs the registered tasks. Handler errors are recorded on the job
  * (retry with backoff, then `failed`) and never escape; database errors while polling are logged
  * and the next poll tries again. Several workers, in one or many processes, may share a database.
  *
- * Leases are short and kept alive by a heartbeat: every third of its lease a running job's
- * `lease_until` is pushed forward under its fencing token. A worker that dies stops renewing, so
- * its jobs are claimable again within one lease (30 s with the default JOB_LEASE_SECONDS) rather
- * than after the longest run a task could take. A heartbeat that finds the token changed (the job
- * was taken over) aborts the job's signal and nothing more is written for that run; one that
- * cannot reach the database keeps trying, and the signal is aborted when the lease runs out.
+ * Leases are short and kept alive by a heartbeat (`JobRun`): a worker that dies stops renewing,
+ * so its jobs are claimable again within one lease (30 s with the default JOB_LEASE_SECONDS)
+ * rather than after the longest run a task could take.
  */
 export class Worker {
   readonly #db: Db
@@ -212,107 +189,16 @@ export class Worker {
   #launch(job: ClaimedJob): RunningJob {
     const task = this.#tasks.get(job.task)
     if (!task) throw new Error(`claimed job ${job.id} of unregistered task ${job.task}`)
-    const controller = new AbortController()
-    const leaseMs = task.leaseSeconds * 1000
-    const expire = () => controller.abort(new Error(`lease of job ${job.id} expired`))
-    let leaseTimer = setTimeout(expire, leaseMs)
-    leaseTimer.unref()
+    const run = new JobRun({ db: this.#db, clock: this.#clock, logger: this.#logger }, job, task)
     const entry: RunningJob = {
-      job,
-      controller,
-      lost: false,
-      released: false,
-      done: Promise.resolve(),
+      run,
+      done: run.done.finally(() => {
+        this.#running.delete(job.id)
+        this.wake()
+      }),
     }
-    let renewing = false
-    const heartbeat = setInterval(
-      () => {
-        if (renewing || controller.signal.aborted) return
-        renewing = true
-        const startedAt = this.#clock.now()
-        void this.#renew(entry, new Date(startedAt.getTime() + leaseMs))
-          .then((renewed) => {
-            if (!renewed) return
-            clearTimeout(leaseTimer)
-            leaseTimer = setTimeout(expire, leaseMs)
-            leaseTimer.unref()
-          })
-          .finally(() => {
-            renewing = false
-          })
-      },
-      Math.max(100, Math.floor(leaseMs / 3)),
-    )
-    heartbeat.unref()
     this.#running.set(job.id, entry)
-    entry.done = this.#execute(entry, task).finally(() => {
-      clearInterval(heartbeat)
-      clearTimeout(leaseTimer)
-      this.#running.delete(job.id)
-      this.wake()
-    })
     return entry
-  }
-
-  /** One heartbeat; true when the lease was extended. Never rejects. */
-  async #renew(entry: RunningJob, until: Date): Promise<boolean> {
-    const { job } = entry
-    try {
-      if (await renewLease(this.#db, this.#clock.now(), job.id, job.leaseToken, until)) return true
-      if (entry.released) return false
-      entry.lost = true
-      entry.controller.abort(new Error(`lease of job ${job.id} was taken over`))
-      this.#logger.warn({ jobId: job.id, task: job.task }, 'job lease taken over; run abandoned')
-    } catch (err) {
-      this.#logger.warn({ jobId: job.id, err }, 'could not renew a job lease; retrying')
-    }
-    return false
-  }
-
-  /** Runs the handler and records the outcome under the lease token; never rejects. */
-  async #execute(entry: RunningJob, task: ResolvedTask): Promise<void> {
-    const { job } = entry
-    let failure: unknown
-    let succeeded = false
-    try {
-      await task.handler(JSON.parse(job.payload), {
-        jobId: job.id,
-        attempt: job.attempts,
-        maxAttempts: job.maxAttempts,
-        signal: entry.controller.signal,
-        clock: this.#clock,
-      })
-      succeeded = true
-    } catch (err) {
-      failure = err
-    }
-    if (entry.released || entry.lost) return
-    const log = { jobId: job.id, task: job.task, attempt: job.attempts }
-    try {
-      const now = this.#clock.now()
-      if (succeeded) {
-        if (!(await completeJob(this.#db, now, job.id, job.leaseToken))) {
-          this.#logger.warn(log, 'job finished after its lease was taken over; result ignored')
-        }
-        return
-      }
-      const delayMs = Math.round(task.retryDelaySeconds(job.attempts) * 1000)
-      const retryAt = new Date(now.getTime() + delayMs)
-      const recorded = await failJob(
-        this.#db,
-        now,
-        job.id,
-        job.leaseToken,
-        errorMessage(failure),
-        retryAt,
-      )
-      this.#logger.warn(
-        { ...log, err: failure },
-        recorded ? 'job attempt failed' : 'job failed after its lease was taken over; ignored',
-      )
-    } catch (err) {
-      this.#logger.error({ ...log, err }, 'could not record the outcome of a job')
-    }
   }
 
   async #shutdown(timeoutMs: number): Promise<void> {
@@ -337,25 +223,11 @@ export class Worker {
   }
 
   async #releaseRunning(): Promise<void> {
-    for (const entry of [...this.#running.values()]) {
-      entry.released = true
-      entry.controller.abort(new Error('worker stopping'))
-      try {
-        await releaseJob(this.#db, this.#clock.now(), entry.job.id, entry.job.leaseToken)
-        this.#logger.info({ jobId: entry.job.id }, 'released the lease of an unfinished job')
-      } catch (err) {
-        this.#logger.error({ jobId: entry.job.id, err }, 'could not release a job lease')
-      }
-    }
+    for (const entry of [...this.#running.values()]) await entry.run.release()
   }
 }
 
 function positiveInteger(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be an integer >= 1`)
   return value
-}
-
-function errorMessage(err: unknown): string {
-  const text = err instanceof Error ? err.message || err.name : String(err)
-  return text.length > LAST_ERROR_MAX_CHARS ? `${text.slice(0, LAST_ERROR_MAX_CHARS)}…` : text
 }
