@@ -10,99 +10,30 @@ import {
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
 } from '@aws-sdk/client-s3'
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { AppError } from '../../shared/app-error.ts'
 import { type Clock, systemClock } from '../../shared/clock.ts'
 import type { BlobMeta, BlobObject, BlobStore, PutOptions, UploadUrl } from './blob-store.ts'
 import { assertValidRange } from './byte-range.ts'
 import { lengthGuard } from './length-guard.ts'
 import { lookupMimeType } from './mime-types.ts'
+import {
+  createS3Client,
+  isNoSuchKey,
+  metaOf,
+  rethrow,
+  type S3BlobStoreOptions,
+  statusOf,
+} from './s3-client.ts'
+import { presignPut } from './s3-upload-url.ts'
 import { parseS3Url } from './s3-url.ts'
 import { assertSafeKey, keyProblem, splitSafePrefix } from './safe-path.ts'
 import { asStorageError } from './storage-unavailable.ts'
-import { assertValidUploadRequest, type UploadRequest } from './upload-request.ts'
+import type { UploadRequest } from './upload-request.ts'
 
+export type { S3BlobStoreOptions, SdkLogger } from './s3-client.ts'
 export { parseS3Url }
-
-export interface S3BlobStoreOptions {
-  /** `s3://bucket` or `s3://bucket/prefix` (STORAGE_URL). */
-  url: string
-  /** For S3-compatible stores (AWS_ENDPOINT_URL). Default: AWS. */
-  endpoint?: string
-  /** Default `us-east-1` (what most S3-compatible stores accept). */
-  region?: string
-  /** Default: the SDK's provider chain (environment, profile, instance role…). */
-  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }
-  /** `https://host/bucket/key` instead of `https://bucket.host/key`. Default false. */
-  forcePathStyle?: boolean
-  /** Largest body put() buffers when it is not given `contentLength`. Default 64 MiB. */
-  maxBufferedPutBytes?: number
-  /**
-   * When the SDK adds CRC32 checksums. Default `WHEN_REQUIRED`: the SDK's own default
-   * (`WHEN_SUPPORTED`) sends streamed bodies `aws-chunked` with a trailing checksum and puts an
-   * empty-body checksum into presigned URLs, which many S3-compatible stores mishandle.
-   */
-  checksums?: 'WHEN_REQUIRED' | 'WHEN_SUPPORTED'
-  /** Default: the system clock (used as the presigning date). */
-  clock?: Clock
-  /**
-   * How long to wait for a connection to the store before the request fails (as
-   * `storage_unavailable`). Default 5 000 ms; without it an unreachable host that drops packets
-   * holds requests until the kernel gives up (minutes).
-   */
-  connectTimeoutMs?: number
-  /**
-   * Where the SDK's own warnings go (a pino logger fits). Default: dropped; the SDK would
-   * otherwise print some of them to the console.
-   */
-  logger?: SdkLogger
-}
-
-export interface SdkLogger {
-  debug(...content: unknown[]): void
-  info(...content: unknown[]): void
-  warn(...content: unknown[]): void
-  error(...content: unknown[]): void
-}
-
-const quiet: SdkLogger = { debug() {}, info() {}, warn() {}, error() {} }
-
-/** What the SDK signs for a PutObject without a type; a presigned PUT must then send it. */
-const DEFAULT_UPLOAD_CONTENT_TYPE = 'application/octet-stream'
-
-function rethrow(err: unknown): never {
-  throw asStorageError(err)
-}
-
-function statusOf(err: unknown): number | undefined {
-  return (err as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode
-}
-
-function isNoSuchKey(err: unknown): boolean {
-  const name = (err as Error | null)?.name
-  return (
-    name === 'NoSuchKey' ||
-    name === 'NotFound' ||
-    (name !== 'NoSuchBucket' && statusOf(err) === 404)
-  )
-}
-
-function metaOf(
-  key: string,
-  out: { ETag?: string; LastModified?: Date; ContentType?: string },
-  size: number,
-): BlobMeta {
-  const meta: BlobMeta = {
-    key,
-    size,
-    etag: out.ETag ?? '""',
-    lastModified: out.LastModified ?? new Date(0),
-  }
-  if (out.ContentType) meta.contentType = out.ContentType
-  return meta
-}
 
 /** Blobs in one bucket under an optional key prefix; any S3-compatible store. */
 export class S3BlobStore implements BlobStore {
@@ -119,18 +50,7 @@ export class S3BlobStore implements BlobStore {
     this.prefix = prefix
     this.#maxBuffered = options.maxBufferedPutBytes ?? 64 * 1024 * 1024
     this.#clock = options.clock ?? systemClock
-    const checksums = options.checksums ?? 'WHEN_REQUIRED'
-    this.client = new S3Client({
-      region: options.region ?? 'us-east-1',
-      forcePathStyle: options.forcePathStyle ?? false,
-      followRegionRedirects: true,
-      logger: options.logger ?? quiet,
-      requestChecksumCalculation: checksums,
-      responseChecksumValidation: checksums,
-      requestHandler: { connectionTimeout: options.connectTimeoutMs ?? 5000 },
-      ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
-      ...(options.credentials !== undefined && { credentials: options.credentials }),
-    })
+    this.client = createS3Client(options)
   }
 
   #full(key: string): string {
@@ -316,48 +236,10 @@ export class S3BlobStore implements BlobStore {
     } while (token !== undefined)
   }
 
-  /**
-   * A presigned PUT. Content-Type and Content-Length are signed, so the client must send exactly
-   * those: the returned `headers` are every header the signature covers (besides Host), with the
-   * values signed — the SDK signs `application/octet-stream` when no type is given, and S3 refuses
-   * a PUT that leaves a signed header out. Browsers and fetch() set Content-Length themselves.
-   */
+  /** A presigned PUT (`presignPut`). */
   async createUploadUrl(key: string, options: UploadRequest): Promise<UploadUrl> {
     assertSafeKey(key)
-    assertValidUploadRequest(options)
-    const { contentLength, expiresInSeconds } = options
-    const contentType = options.contentType ?? DEFAULT_UPLOAD_CONTENT_TYPE
-    const command = new PutObjectCommand({
-      Bucket: this.bucket,
-      Key: this.#full(key),
-      ContentType: contentType,
-      ...(contentLength !== undefined && { ContentLength: contentLength }),
-    })
-    const signingDate = this.#clock.now()
-    const url = await getSignedUrl(this.client, command, {
-      expiresIn: expiresInSeconds,
-      signingDate,
-      signableHeaders: new Set(['content-type', 'content-length']),
-    })
-    const values: Record<string, [string, string] | undefined> = {
-      'content-type': ['Content-Type', contentType],
-      'content-length':
-        contentLength === undefined ? undefined : ['Content-Length', String(contentLength)],
-    }
-    const headers: Record<string, string> = {}
-    const signed = new URL(url).searchParams.get('X-Amz-SignedHeaders')?.split(';') ?? []
-    for (const name of signed) {
-      if (name === 'host') continue
-      const header = values[name]
-      // A header the client cannot be told about would make every PUT fail: refuse to issue it.
-      if (!header) throw new Error(`presigned PUT signs ${name}, which the client would not send`)
-      headers[header[0]] = header[1]
-    }
-    return {
-      url,
-      headers,
-      expiresAt: new Date(signingDate.getTime() + expiresInSeconds * 1000),
-    }
+    return presignPut(this.client, this.bucket, this.#full(key), options, this.#clock.now())
   }
 
   /**
