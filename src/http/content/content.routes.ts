@@ -7,7 +7,8 @@ import { keyProblem } from '../../infra/blobs/safe-path.ts'
 import { AppError } from '../../shared/app-error.ts'
 import { audienceMatches, contentOriginsOf } from '../../shared/content-origin.ts'
 import { verifyToken } from '../../shared/signed-token.ts'
-import { ContentFastPath, installFastPath } from './content-fast-path.ts'
+import { installFastPath } from '../fast-path.ts'
+import { ContentFastPath } from './content-fast-path.ts'
 import {
   CONTENT_SECURITY_HEADERS,
   contentTypeOf,
@@ -267,6 +268,7 @@ export async function contentRoutes(
       origins: contentOriginsOf(config),
       clock,
       cache: deps.cache,
+      blocks: deps.blocks ?? undefined,
       metrics,
     })
     installFastPath(app.server, fast)

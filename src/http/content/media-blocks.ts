@@ -1,4 +1,4 @@
-import type { BlobStore } from '../../infra/blobs/blob-store.ts'
+import type { BlobMeta, BlobStore } from '../../infra/blobs/blob-store.ts'
 import {
   type CachedFile,
   metaOnly,
@@ -19,6 +19,23 @@ export type BlockRead =
   | { kind: 'unsatisfiable'; size: number }
   /** Too large a range for blocks (an open-ended `bytes=0-`): stream it. */
   | { kind: 'stream' }
+
+/** A range held by blocks already in memory, as `cachedBlockRange` finds it. */
+export interface CachedBlockRange {
+  /** The first block's: each block carries the file's metadata. */
+  head: CachedFile
+  meta: BlobMeta
+  /** The range's bytes in order, one slice per block (no copy). */
+  parts: Buffer[]
+  start: number
+  /** Inclusive, clamped to the file. */
+  end: number
+}
+
+/** The cache key of a file's block `index`. */
+function blockKey(key: string, index: number): string {
+  return `${key}\u0000${index}`
+}
 
 /**
  * Ranges of large files (video, audio) from fixed-size blocks kept in memory, in a
@@ -72,22 +89,57 @@ async function block(
   index: number,
   now: number,
 ): Promise<BlockRead> {
-  const blockKey = `${key}\u0000${index}`
-  const cached = blocks.get(blockKey, now)
+  const id = blockKey(key, index)
+  const cached = blocks.get(id, now)
   if (cached) return { kind: 'bytes', file: cached, start: 0, end: cached.bytes.length - 1 }
   let pending = loading.get(blocks)
   if (!pending) {
     pending = new Map()
     loading.set(blocks, pending)
   }
-  const running = pending.get(blockKey)
+  const running = pending.get(id)
   if (running) return running
   const reads = pending
-  const read = readBlock(blobs, blocks, key, index, blockKey, now).finally(() =>
-    reads.delete(blockKey),
-  )
-  reads.set(blockKey, read)
+  const read = readBlock(blobs, blocks, key, index, id, now).finally(() => reads.delete(id))
+  reads.set(id, read)
   return read
+}
+
+/**
+ * The bytes `readRangeFromBlocks` would find for `start`–`end` (inclusive; absent: to the end),
+ * without waiting: only when every block is already in memory, the range needs no more blocks
+ * than it would read, and `start` lies inside the file. Null otherwise — a missing block, an
+ * unsatisfiable range or a file that changed are for the store to answer.
+ */
+export function cachedBlockRange(
+  blocks: SmallFileCache,
+  key: string,
+  start: number,
+  end: number | undefined,
+  now: number,
+): CachedBlockRange | null {
+  const blockBytes = blocks.maxFileBytes
+  const first = Math.floor(start / blockBytes)
+  const head = blocks.get(blockKey(key, first), now)
+  if (!head) return null
+  const { meta } = head
+  if (start >= meta.size) return null
+  const last = Math.min(end ?? meta.size - 1, meta.size - 1)
+  const lastBlock = Math.floor(last / blockBytes)
+  if (lastBlock - first + 1 > MAX_BLOCKS_PER_RANGE) return null
+  const offset = first * blockBytes
+  if (lastBlock === first) {
+    const parts = [head.bytes.subarray(start - offset, last - offset + 1)]
+    return { head, meta, parts, start, end: last }
+  }
+  const parts = [head.bytes.subarray(start - offset)]
+  for (let index = first + 1; index <= lastBlock; index++) {
+    const next = blocks.get(blockKey(key, index), now)
+    if (next?.meta.etag !== meta.etag) return null
+    const blockStart = index * blockBytes
+    parts.push(next.bytes.subarray(0, Math.min(last, blockStart + blockBytes - 1) - blockStart + 1))
+  }
+  return { head, meta, parts, start, end: last }
 }
 
 async function readBlock(
@@ -95,7 +147,7 @@ async function readBlock(
   blocks: SmallFileCache,
   key: string,
   index: number,
-  blockKey: string,
+  id: string,
   now: number,
 ): Promise<BlockRead> {
   const start = index * blocks.maxFileBytes
@@ -107,6 +159,6 @@ async function readBlock(
   }
   const length = object.range.end - object.range.start + 1
   const file = { meta: metaOnly(object), bytes: await readSmallBody(object.body, length) }
-  blocks.set(blockKey, file, now)
+  blocks.set(id, file, now)
   return { kind: 'bytes', file, start: 0, end: length - 1 }
 }
