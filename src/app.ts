@@ -54,6 +54,11 @@ export type App = FastifyInstance
 export interface BuildOptions {
   /** Share one logger between the two origins; default: a new pino at LOG_LEVEL. */
   loggerInstance?: FastifyBaseLogger
+  /**
+   * The content app answers runtime commits before Fastify (runtime/commit-fast-path.ts);
+   * default true. False sends every commit through Fastify (tests compare both answers).
+   */
+  runtimeFastPath?: boolean
 }
 
 function baseOptions(ctx: AppContext, options: BuildOptions): FastifyServerOptions {
@@ -160,7 +165,7 @@ export async function buildContentApp(ctx: AppContext, options: BuildOptions = {
   })
   await app.register(playerRoutes, { origins: { config: ctx.config, clock: ctx.clock } })
   await app.register(contentRoutes, { ctx })
-  await app.register(runtimeRoutes, { ctx })
+  await app.register(runtimeRoutes, { ctx, fastPath: options.runtimeFastPath !== false })
   await app.register(dispatchFrameRoutes, { ctx })
   await app.register(cmi5ContentRoutes, { ctx })
   contentHomeRoute(app, ctx.config)

@@ -21,6 +21,48 @@ function body(code: string, message: string, details?: unknown) {
   return { error: details === undefined ? { code, message } : { code, message, details } }
 }
 
+/** An error's answer: its status and body, and the message to log it with (5xx only). */
+export interface ErrorAnswer {
+  status: number
+  body: ReturnType<typeof body>
+  /** Set when the error is ours to investigate: log it at `error` with this message. */
+  logMessage?: string
+}
+
+/**
+ * The one mapping of a failure to its answer, for the error handler and for the paths that
+ * answer without the framework (the runtime's commit fast path). `requestId` is quoted in a 500.
+ */
+export function errorAnswer(
+  err: Partial<FastifyError> & { message: string },
+  requestId: string,
+): ErrorAnswer {
+  if (isAppError(err)) {
+    const answer = { status: err.status, body: body(err.code, err.message, err.details) }
+    return err.status >= 500 ? { ...answer, logMessage: err.message } : answer
+  }
+  if (err.validation) {
+    const details = err.validation.map((v) => ({
+      path: `${err.validationContext ?? ''}${v.instancePath || ''}`,
+      message: v.message,
+    }))
+    return { status: 400, body: body('validation_failed', err.message, details) }
+  }
+  const mapped = err.code ? FASTIFY_CODES[err.code] : undefined
+  if (mapped) return { status: ERROR_STATUS[mapped], body: body(mapped, err.message) }
+  if (err.statusCode === 429) {
+    return { status: 429, body: body('rate_limited', err.message) }
+  }
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+    return { status: err.statusCode, body: body('invalid_request', err.message) }
+  }
+  return {
+    status: 500,
+    body: body('internal_error', `Internal error; quote request id ${requestId}`),
+    logMessage: 'unhandled error',
+  }
+}
+
 /** One error handler: every failure leaves as `{"error": {code, message, details?}}`. */
 export function registerErrorHandling(app: FastifyInstance): void {
   registerLingeringClose(app)
@@ -32,29 +74,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
         .type('application/json; charset=utf-8')
         .send(err.body)
     }
-    if (isAppError(err)) {
-      if (err.status >= 500) request.log.error({ err }, err.message)
-      return reply.status(err.status).send(body(err.code, err.message, err.details))
-    }
-    if (err.validation) {
-      const details = err.validation.map((v) => ({
-        path: `${err.validationContext ?? ''}${v.instancePath || ''}`,
-        message: v.message,
-      }))
-      return reply.status(400).send(body('validation_failed', err.message, details))
-    }
-    const mapped = err.code ? FASTIFY_CODES[err.code] : undefined
-    if (mapped) return reply.status(ERROR_STATUS[mapped]).send(body(mapped, err.message))
-    if (err.statusCode === 429) {
-      return reply.status(429).send(body('rate_limited', err.message))
-    }
-    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      return reply.status(err.statusCode).send(body('invalid_request', err.message))
-    }
-    request.log.error({ err }, 'unhandled error')
-    return reply
-      .status(500)
-      .send(body('internal_error', `Internal error; quote request id ${request.id}`))
+    const answer = errorAnswer(err, request.id)
+    if (answer.logMessage !== undefined) request.log.error({ err }, answer.logMessage)
+    return reply.status(answer.status).send(answer.body)
   })
   // JSON only; the path is echoed with its tokens redacted.
   app.setNotFoundHandler((request, reply) => {

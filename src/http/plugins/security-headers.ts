@@ -67,11 +67,16 @@ export function registerApiSecurityHeaders(app: FastifyInstance): void {
   })
 }
 
-/** The content origin's default for responses that set nothing (JSON errors, runtime answers). */
+/**
+ * The content origin's default for responses that set nothing (JSON errors, runtime answers);
+ * the runtime's commit fast path sends it itself (runtime/commit-fast-path.ts).
+ */
+export const CONTENT_DEFAULT_NOSNIFF = ['x-content-type-options', 'nosniff'] as const
+
 export function registerContentSecurityDefaults(app: FastifyInstance): void {
+  const [name, value] = CONTENT_DEFAULT_NOSNIFF
   app.addHook('onSend', async (_request, reply, payload) => {
-    if (!reply.hasHeader('x-content-type-options'))
-      reply.header('x-content-type-options', 'nosniff')
+    if (!reply.hasHeader(name)) reply.header(name, value)
     return payload
   })
 }
