@@ -35,8 +35,23 @@ export function signToken<T extends object>(
  * or content token on every request of a sitting, and the HMAC is the costly part. Expiry is
  * still checked on every use. Bounded; cleared when full.
  */
-const verified = new Map<string, Map<string, { exp: number }>>()
+const verified = new Map<string, Map<TokenPurpose, Map<string, { exp: number }>>>()
 const VERIFIED_CACHE_SIZE = 20_000
+
+/** The verified tokens of one secret and purpose (keyed by the token itself: no key to build). */
+function verifiedOf(secret: string, purpose: TokenPurpose): Map<string, { exp: number }> {
+  let bySecret = verified.get(secret)
+  if (!bySecret) {
+    bySecret = new Map()
+    verified.set(secret, bySecret)
+  }
+  let known = bySecret.get(purpose)
+  if (!known) {
+    known = new Map()
+    bySecret.set(purpose, known)
+  }
+  return known
+}
 
 /** Checks the MAC in constant time before reading the claims, then the expiry. Never throws. */
 export function verifyToken<T extends object>(
@@ -45,18 +60,16 @@ export function verifyToken<T extends object>(
   token: string,
   now: Date,
 ): VerifyResult<T> {
-  const cacheKey = `${purpose}\n${token}`
-  const known = verified.get(secret) ?? new Map<string, { exp: number }>()
-  const cached = known.get(cacheKey) as (T & { exp: number }) | undefined
+  const known = verifiedOf(secret, purpose)
+  const cached = known.get(token) as (T & { exp: number }) | undefined
   const result = cached
     ? ({ ok: true, claims: cached } as const)
     : checkToken<T>(secret, purpose, token)
   if (!result.ok) return result
   if (now.getTime() >= result.claims.exp * 1000) return { ok: false, reason: 'expired' }
   if (!cached) {
-    if (known.size === 0) verified.set(secret, known)
     if (known.size >= VERIFIED_CACHE_SIZE) known.clear()
-    known.set(cacheKey, result.claims)
+    known.set(token, result.claims)
   }
   return result
 }

@@ -1,4 +1,10 @@
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely'
+import {
+  CompiledQuery,
+  type Kysely,
+  type SqliteDatabase,
+  type SqliteStatement,
+  type Transaction,
+} from 'kysely'
 import type { Db } from './database.ts'
 import { directSqliteConnection } from './node-sqlite-dialect.ts'
 import type { Database } from './schema.ts'
@@ -24,8 +30,26 @@ const RELEASE = CompiledQuery.raw('release group_piece')
 /** Runs one of the above in the batch's transaction (on its connection when node:sqlite). */
 async function around(trx: Transaction<Database>, query: CompiledQuery): Promise<void> {
   const direct = directSqliteConnection(trx)
-  if (direct) direct.prepare(query.sql).run([])
+  if (direct) statementOf(direct, query.sql).run(NO_PARAMETERS)
   else await trx.executeQuery(query)
+}
+
+const NO_PARAMETERS: readonly unknown[] = []
+/** node:sqlite: the connection's statements of the above, kept here (each runs per piece). */
+const statements = new WeakMap<SqliteDatabase, Map<string, SqliteStatement>>()
+
+function statementOf(connection: SqliteDatabase, sql: string): SqliteStatement {
+  let known = statements.get(connection)
+  if (!known) {
+    known = new Map()
+    statements.set(connection, known)
+  }
+  let statement = known.get(sql)
+  if (!statement) {
+    statement = connection.prepare(sql)
+    known.set(sql, statement)
+  }
+  return statement
 }
 
 /** Pieces of work written in one SQLite transaction, at most. */

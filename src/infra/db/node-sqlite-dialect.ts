@@ -48,13 +48,24 @@ function prepare(db: DatabaseSync, sql: string): SqliteStatement {
   const stmt = db.prepare(sql)
   return {
     reader: stmt.columns().length > 0,
-    all: (params) => stmt.all(...params.map(toSqlite)),
+    all: (params) => stmt.all(...sqliteValues(params)),
     run: (params) => {
-      const { changes, lastInsertRowid } = stmt.run(...params.map(toSqlite))
+      const { changes, lastInsertRowid } = stmt.run(...sqliteValues(params))
       return { changes, lastInsertRowid }
     },
-    iterate: (params) => stmt.iterate(...params.map(toSqlite)),
+    iterate: (params) => stmt.iterate(...sqliteValues(params)),
   }
+}
+
+/** The parameters as node:sqlite takes them; the array itself when none needs converting. */
+function sqliteValues(params: readonly unknown[]): readonly SQLInputValue[] {
+  for (let i = 0; i < params.length; i++) {
+    const value = params[i]
+    if (typeof value === 'boolean' || value === undefined || value instanceof Date) {
+      return params.map(toSqlite)
+    }
+  }
+  return params as readonly SQLInputValue[]
 }
 
 function toSqlite(value: unknown): SQLInputValue {

@@ -1,4 +1,10 @@
-import type { Compilable, CompiledQuery, DialectAdapter } from 'kysely'
+import type {
+  Compilable,
+  CompiledQuery,
+  DialectAdapter,
+  SqliteDatabase,
+  SqliteStatement,
+} from 'kysely'
 import { directSqliteConnection } from './node-sqlite-dialect.ts'
 import type { Executor } from './schema.ts'
 
@@ -14,7 +20,18 @@ export interface PreparedQuery<Params extends object, Row> {
 }
 
 /** Where a compiled query's parameter comes from: a field of the caller's params, or fixed. */
-type Slot = { field: string } | { fixed: unknown }
+interface Slot {
+  /** The field of the caller's params; undefined for a fixed value. */
+  field: string | undefined
+  fixed: unknown
+}
+
+interface Compiled<Row> {
+  query: CompiledQuery<Row>
+  slots: Slot[]
+  /** node:sqlite: the statement per connection, prepared on first use. */
+  statements: WeakMap<SqliteDatabase, SqliteStatement>
+}
 
 const PLACEHOLDER = '\u0000courseport-param:'
 
@@ -28,9 +45,9 @@ const PLACEHOLDER = '\u0000courseport-param:'
 export function preparedQuery<Params extends object, Row>(
   build: Build<Params, Row>,
 ): PreparedQuery<Params, Row> {
-  const compiled = new WeakMap<DialectAdapter, { query: CompiledQuery<Row>; slots: Slot[] }>()
+  const compiled = new WeakMap<DialectAdapter, Compiled<Row>>()
 
-  function bind(db: Executor, params: Params): CompiledQuery<Row> {
+  function entryOf(db: Executor): Compiled<Row> {
     // Root and transaction executors of one database share their adapter.
     const adapter = db.getExecutor().adapter
     let entry = compiled.get(adapter)
@@ -38,19 +55,34 @@ export function preparedQuery<Params extends object, Row>(
       entry = compile(db, build)
       compiled.set(adapter, entry)
     }
-    const values = params as Record<string, unknown>
-    const parameters = entry.slots.map((slot) =>
-      'field' in slot ? values[slot.field] : slot.fixed,
-    )
-    return { ...entry.query, parameters }
+    return entry
   }
 
-  // Inside a node:sqlite transaction, straight on its connection (directSqliteConnection).
-  async function all(db: Executor, params: Params): Promise<Row[]> {
-    const query = bind(db, params)
+  function bind(entry: Compiled<Row>, params: Params): CompiledQuery<Row> {
+    return { ...entry.query, parameters: parametersOf(entry.slots, params) }
+  }
+
+  /**
+   * Inside a node:sqlite transaction, the statement to run straight on its connection
+   * (directSqliteConnection). Kept per connection here rather than looked up by SQL text in the
+   * connection's statement cache on every run: a commit runs this several times.
+   */
+  function directStatement(db: Executor, entry: Compiled<Row>): SqliteStatement | undefined {
     const direct = directSqliteConnection(db)
-    if (direct) return direct.prepare(query.sql).all(query.parameters) as Row[]
-    return (await db.executeQuery(query)).rows
+    if (!direct) return undefined
+    let statement = entry.statements.get(direct)
+    if (!statement) {
+      statement = direct.prepare(entry.query.sql)
+      entry.statements.set(direct, statement)
+    }
+    return statement
+  }
+
+  async function all(db: Executor, params: Params): Promise<Row[]> {
+    const entry = entryOf(db)
+    const statement = directStatement(db, entry)
+    if (statement) return statement.all(parametersOf(entry.slots, params)) as Row[]
+    return (await db.executeQuery(bind(entry, params))).rows
   }
 
   return {
@@ -59,24 +91,36 @@ export function preparedQuery<Params extends object, Row>(
       return (await all(db, params))[0]
     },
     async run(db, params) {
-      const query = bind(db, params)
-      const direct = directSqliteConnection(db)
-      if (!direct) return Number((await db.executeQuery(query)).numAffectedRows ?? 0n)
+      const entry = entryOf(db)
+      const statement = directStatement(db, entry)
+      if (!statement) {
+        return Number((await db.executeQuery(bind(entry, params))).numAffectedRows ?? 0n)
+      }
       // As Kysely's SQLite driver: a statement that returns rows reports no affected count.
-      const statement = direct.prepare(query.sql)
+      const parameters = parametersOf(entry.slots, params)
       if (statement.reader) {
-        statement.all(query.parameters)
+        statement.all(parameters)
         return 0
       }
-      return Number(statement.run(query.parameters).changes)
+      return Number(statement.run(parameters).changes)
     },
   }
+}
+
+function parametersOf(slots: readonly Slot[], params: object): unknown[] {
+  const values = params as Record<string, unknown>
+  const parameters = new Array<unknown>(slots.length)
+  for (let i = 0; i < slots.length; i++) {
+    const slot = slots[i] as Slot
+    parameters[i] = slot.field === undefined ? slot.fixed : values[slot.field]
+  }
+  return parameters
 }
 
 function compile<Params extends object, Row>(
   db: Executor,
   build: Build<Params, Row>,
-): { query: CompiledQuery<Row>; slots: Slot[] } {
+): Compiled<Row> {
   const read = new Set<string>()
   const standIn = new Proxy({} as Params, {
     get(_target, field) {
@@ -91,13 +135,13 @@ function compile<Params extends object, Row>(
     if (typeof value === 'string' && value.startsWith(PLACEHOLDER)) {
       const field = value.slice(PLACEHOLDER.length)
       bound.add(field)
-      return { field }
+      return { field, fixed: undefined }
     }
-    return { fixed: value }
+    return { field: undefined, fixed: value }
   })
   const unbound = [...read].filter((field) => !bound.has(field))
   if (unbound.length > 0) {
     throw new Error(`preparedQuery: ${unbound.join(', ')} must be used as query values`)
   }
-  return { query, slots }
+  return { query, slots, statements: new WeakMap() }
 }

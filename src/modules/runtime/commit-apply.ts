@@ -10,7 +10,7 @@ import {
   changedElements,
   finishDelivery,
   saveScoState,
-  valuesChars,
+  sizeChange,
 } from './delivery-record.ts'
 import type { LiveDelivery } from './live-deliveries.ts'
 import * as repo from './runtime.repository.ts'
@@ -142,8 +142,18 @@ async function writeStep(
     states: saved.states,
     values: launch.values,
     record: saved.record,
+    chars: charsAfter(live, result, changed),
   }
   return { session, next }
+}
+
+/** The characters of the delivery's values and record after a commit (`LiveDelivery.chars`). */
+export function charsAfter(
+  live: LiveDelivery,
+  result: Validated,
+  changed: Readonly<Record<string, string>>,
+): LiveDelivery['chars'] {
+  return { values: result.chars, record: live.chars.record + sizeChange(live.record, changed) }
 }
 
 /** The progress update of a commit that continues the delivery (`writeStep`). */
@@ -204,5 +214,5 @@ export function writesBesides(loaded: Loaded, input: CommitInput, result: Valida
  */
 function modelBudget(live: LiveDelivery): number {
   const limit = live.loaded.options.maxTotalChars ?? DEFAULT_MAX_TOTAL_CHARS
-  return valuesChars(live.values) + Math.max(0, limit - attemptChars(live.states))
+  return live.chars.values + Math.max(0, limit - attemptChars(live.states))
 }

@@ -3,6 +3,7 @@ import { progressRowOnly } from '../sessions/session-progress.ts'
 import {
   appliedAnswer,
   type CommitInput,
+  charsAfter,
   commitOf,
   type Outcome,
   stepProgress,
@@ -60,6 +61,7 @@ export async function applyAtOnce(
       states,
       values: launch.values,
       record: { ...live.record, ...changed },
+      chars: charsAfter(live, result, changed),
     },
   }
 }

@@ -57,7 +57,7 @@ export function changedElements(
 }
 
 /** Characters `changed` adds to (or removes from) the record: element names plus values. */
-function sizeChange(
+export function sizeChange(
   record: Readonly<Record<string, string>>,
   changed: Readonly<Record<string, string>>,
 ): number {

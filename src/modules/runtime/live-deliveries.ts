@@ -24,6 +24,12 @@ export interface LiveDelivery {
   readonly values: Readonly<Record<string, string>>
   /** The SCO's record (`sco_values`) as of `lastSeq`. */
   readonly record: Readonly<Record<string, string>>
+  /**
+   * Characters of `values` and of `record` (element names plus values, `valuesChars`), kept as
+   * commits change them: the data model's budget and the entry's weight here start from them
+   * instead of counting every element again.
+   */
+  readonly chars: { readonly values: number; readonly record: number }
 }
 
 /** Open deliveries remembered at most (oldest forgotten first); a forgotten one is reread. */
@@ -32,12 +38,9 @@ const DEFAULT_CAPACITY = 5_000
 const DEFAULT_MAX_CHARS = 32 * 1024 * 1024
 
 /** Roughly what an entry holds: its rows' carried values, its values and its SCO's record. */
-function weight(entry: LiveDelivery): number {
-  let chars = 0
+export function weight(entry: LiveDelivery): number {
+  let chars = entry.chars.values + entry.chars.record
   for (const row of entry.states) chars += row.carry.length
-  for (const values of [entry.values, entry.record]) {
-    for (const key in values) chars += key.length + (values[key]?.length ?? 0)
-  }
   return chars
 }
 

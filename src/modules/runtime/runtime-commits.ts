@@ -12,7 +12,7 @@ import { scopeOfSession } from '../sessions/session.mapper.ts'
 import { type Answer, apply, type CommitInput, type Outcome } from './commit-apply.ts'
 import { applyAtOnce } from './commit-at-once.ts'
 import { CommitBatches } from './commit-batches.ts'
-import { lastAppliedSeq, launchValues, recordOf } from './delivery-record.ts'
+import { lastAppliedSeq, launchValues, recordOf, valuesChars } from './delivery-record.ts'
 import { LiveDeliveries, type LiveDelivery } from './live-deliveries.ts'
 import * as repo from './runtime.repository.ts'
 import type { Loaded } from './runtime.types.ts'
@@ -150,6 +150,8 @@ export class RuntimeCommits {
       throw new AppError('invalid_state', 'This launch has already ended')
     }
     const rows = await scoValues.findScoValues(trx, scope, sessionId, delivery.item_id)
+    const values = launchValues(loaded.version, launchData, rows, deliveryId)
+    const record = recordOf(rows)
     const live: LiveDelivery = {
       deliveryId,
       itemId: delivery.item_id,
@@ -157,8 +159,9 @@ export class RuntimeCommits {
       launchData,
       loaded,
       states,
-      values: launchValues(loaded.version, launchData, rows, deliveryId),
-      record: recordOf(rows),
+      values,
+      record,
+      chars: { values: valuesChars(values), record: valuesChars(record) },
     }
     const applied = await apply(trx, live, input, at)
     if (!applied) {

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { ScoStatesTable } from '../../../src/infra/db/tables/sessions.ts'
+import { valuesChars } from '../../../src/modules/runtime/delivery-record.ts'
 import { LiveDeliveries, type LiveDelivery } from '../../../src/modules/runtime/live-deliveries.ts'
 
 function delivery(id: string, lastSeq: number, stateChars = 10): LiveDelivery {
   const row = { item_id: 'sco', carry: '{}' } as ScoStatesTable
+  const values = { v: 'x'.repeat(stateChars - 1) }
+  const record = { r: 'x'.repeat(stateChars - 1) }
   return {
     deliveryId: id,
     itemId: 'sco',
@@ -12,8 +15,9 @@ function delivery(id: string, lastSeq: number, stateChars = 10): LiveDelivery {
     launchData: { learnerId: 'l', learnerName: 'L' },
     loaded: {} as LiveDelivery['loaded'],
     states: [row],
-    values: { v: 'x'.repeat(stateChars - 1) },
-    record: { r: 'x'.repeat(stateChars - 1) },
+    values,
+    record,
+    chars: { values: valuesChars(values), record: valuesChars(record) },
   }
 }
 

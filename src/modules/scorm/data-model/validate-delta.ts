@@ -31,6 +31,8 @@ export interface DeltaValidation {
   readonly ignored: string[]
   /** State after applying `accepted` to the previous state. */
   readonly state: DataModelState
+  /** Characters `state` holds: element names plus values (what `maxTotalChars` limits). */
+  readonly chars: number
 }
 
 export interface ValidateDeltaContext {
@@ -119,6 +121,7 @@ export function validateDelta(
     errors,
     ignored,
     state: { version, values: model.values() },
+    chars: model.size(),
   }
 }
 
