@@ -15,7 +15,7 @@ import { type App, buildContentApp } from '../../../src/app.ts'
 import { ManualClock } from '../../../src/shared/clock.ts'
 import { createTestApp, type TestApp } from '../../helpers/app.ts'
 import { describeEachDatabase } from '../../helpers/database.ts'
-import { launch, uploadGolf } from '../sessions/runtime-helpers.ts'
+import { launch, startPlayer, uploadGolf } from '../sessions/runtime-helpers.ts'
 
 const HOST = '127.0.0.1:18081'
 const ROUTE = 'route="/runtime/sessions/:sessionId/commits"'
@@ -133,28 +133,14 @@ describeEachDatabase(
 
     async function side(app: App, learner: string, packageId: string, key: string): Promise<Side> {
       const { launch_url } = await launch(t, key, packageId, learner)
-      const url = new URL(launch_url)
-      const sessionId = url.pathname.split('/').pop() as string
-      const started = await t.content.inject({
-        method: 'POST',
-        url: `/runtime/sessions/${sessionId}/start`,
-        payload: { token: url.searchParams.get('token') },
-      })
-      assert.equal(started.statusCode, 200, started.body)
-      const token = started.json().runtime_token as string
-      const delivery = await t.content.inject({
-        method: 'POST',
-        url: `/runtime/sessions/${sessionId}/deliveries`,
-        headers: { authorization: `Bearer ${token}` },
-        payload: { item_id: started.json().current_item_id },
-      })
-      assert.equal(delivery.statusCode, 200, delivery.body)
+      const player = await startPlayer(t, launch_url)
+      const { delivery } = await player.deliver(player.started.current_item_id)
       return {
         learner,
         port: (app.server.address() as AddressInfo).port,
-        sessionId,
-        token,
-        deliveryId: delivery.json().delivery_id as string,
+        sessionId: player.sessionId,
+        token: player.started.runtime_token,
+        deliveryId: delivery.delivery_id,
       }
     }
 
