@@ -46,8 +46,6 @@ const TEXT_TYPES = new Set(['text/plain', 'text/plain; charset=utf-8', 'text/pla
 const CONTENT_TYPE = 'application/json; charset=utf-8'
 const [NOSNIFF_NAME, NOSNIFF_VALUE] = CONTENT_DEFAULT_NOSNIFF
 
-type Logger = FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean }
-
 /**
  * Runtime commits answered without the framework. The player commits every few seconds per
  * learner; per commit the framework's request and reply objects, routing, body parser, hooks and
@@ -59,9 +57,10 @@ type Logger = FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean 
  * `nosniff` default, Retry-After on 503, lingering close): `POST` to exactly
  * `/runtime/sessions/{id}/commits` (no query, an id of `[A-Za-z0-9_-]`), `Content-Type`
  * `application/json` or `text/plain` (sendBeacon), a `Content-Length` from 1 byte to the body
- * limit, no `Transfer-Encoding`, a `Host` and no `X-Forwarded-Host`, the server not closing, and
- * request logging off (at `info` Fastify logs every request; then it stays with Fastify). Everything
- * else — an empty or oversized body, another media type, a chunked body — returns false untouched.
+ * limit, no `Transfer-Encoding`, a `Host` and no `X-Forwarded-Host`, and the server not closing.
+ * The route logs at `warn` (`COMMIT_LOG_LEVEL`), so Fastify would log no request line either.
+ * Everything else — an empty or oversized body, another media type, a chunked body — returns
+ * false untouched.
  *
  * What it takes it answers as the route does, every error included (a test compares both): the
  * same parsers, the same `commitAnswer`, the same error mapping (`errorAnswer`), the same headers
@@ -109,8 +108,7 @@ export class CommitFastPath implements FastPath {
       !(length > 0 && length <= this.#deps.bodyLimit) ||
       h['transfer-encoding'] !== undefined ||
       h.host === undefined ||
-      h['x-forwarded-host'] !== undefined ||
-      (this.#deps.log as Logger).isLevelEnabled?.('info') !== false
+      h['x-forwarded-host'] !== undefined
     ) {
       return false
     }

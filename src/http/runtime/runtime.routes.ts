@@ -48,6 +48,13 @@ export function parseBeaconBody(text: string): unknown {
   }
 }
 
+/**
+ * Commits log at `warn` whatever LOG_LEVEL says, like content files: every learner commits every
+ * few seconds, so two request lines each at `info` would drown the log (and cost more than the
+ * commit). Failures are still logged; `courseport_runtime_commits_total` counts every outcome.
+ */
+export const COMMIT_LOG_LEVEL = 'warn'
+
 /** The runtime routes' body limit (2 MiB), for both body parsers. */
 export const RUNTIME_BODY_LIMIT = 2 * 1024 * 1024
 
@@ -136,7 +143,7 @@ export async function runtimeRoutes(
 
   app.post<{ Params: { sessionId: string } }>(
     '/runtime/sessions/:sessionId/commits',
-    options,
+    { ...options, logLevel: COMMIT_LOG_LEVEL },
     async (request) =>
       commitAnswer(
         ctx,

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net'
 import { connect } from 'node:net'
 import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
+import pino from 'pino'
 import { type App, buildContentApp } from '../../../src/app.ts'
 import { ManualClock } from '../../../src/shared/clock.ts'
 import { createTestApp, type TestApp } from '../../helpers/app.ts'
@@ -417,6 +418,44 @@ describeEachDatabase(
         assert.match(answer.body, /req-fast-path-test/)
       } finally {
         await sql`alter table sco_values_gone rename to sco_values`.execute(t.ctx.db.kysely)
+      }
+    })
+
+    test('at LOG_LEVEL=info commits still take the fast path, and neither path logs them', async () => {
+      const lines: string[] = []
+      const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) })
+      const logged = await buildContentApp(t.ctx, { loggerInstance: logger })
+      await logged.listen({ host: '127.0.0.1', port: 0 })
+      try {
+        const port = (logged.server.address() as AddressInfo).port
+        const h0 = handled
+        const commit = json(fast, { delivery_id: fast.deliveryId, delta: delta(6, 5) })
+        const applied = await exchange(port, commit.head, commit.body)
+        assert.equal(JSON.parse(applied.body).applied, true, applied.body)
+        assert.equal(handled, h0, 'the fast path answered')
+        // The same commit again, chunked: Fastify's route answers it (a duplicate) at `warn`.
+        const chunked = `POST /runtime/sessions/${fast.sessionId}/commits HTTP/1.1\r\nHost: ${HOST}\r\ncontent-type: application/json\r\nauthorization: Bearer ${fast.token}\r\ntransfer-encoding: chunked\r\n\r\n`
+        const body = JSON.stringify({ delivery_id: fast.deliveryId, delta: delta(6, 5) })
+        const again = await exchange(
+          port,
+          chunked,
+          `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+        )
+        assert.equal(JSON.parse(again.body).applied, false, again.body)
+        assert.equal(handled, h0 + 1, 'Fastify answered')
+        assert.deepEqual(
+          lines.filter((line) => line.includes('/commits')),
+          [],
+        )
+        // The logger does write request lines for the other runtime routes.
+        const start = retarget(post(fast.sessionId, '{}'), '/commits ', '/start ')
+        await exchange(port, start.head, start.body)
+        assert.ok(
+          lines.some((line) => line.includes(`/runtime/sessions/${fast.sessionId}/start`)),
+          lines.join(''),
+        )
+      } finally {
+        await logged.close()
       }
     })
   },
