@@ -113,7 +113,8 @@ for (const target of DATABASE_TARGETS) {
         )
         await k.insertInto('sessions').values(sessions).execute()
 
-        assert.deepEqual(await migrateToLatest(db), ['0024-report-learner-sets'])
+        // 0024 first, then whatever later migrations there are.
+        assert.equal((await migrateToLatest(db))[0], '0024-report-learner-sets')
 
         for (const mode of ['test', 'live'] as const) {
           const ids = await k

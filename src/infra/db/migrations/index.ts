@@ -22,6 +22,7 @@ import { sequencingNavigationMigration } from './0021-sequencing-navigation.ts'
 import { lrsVersionsAndSeeksMigration } from './0022-lrs-versions-and-seeks.ts'
 import { reportRollupsMigration } from './0023-report-rollups.ts'
 import { reportLearnerSetsMigration } from './0024-report-learner-sets.ts'
+import { dropRedundantDispatchIndexMigration } from './0025-drop-redundant-dispatch-index.ts'
 
 /**
  * Migrations are listed here in order, so they are bundled with the code instead of being
@@ -53,6 +54,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0022-lrs-versions-and-seeks': lrsVersionsAndSeeksMigration(dialect),
         '0023-report-rollups': reportRollupsMigration(dialect),
         '0024-report-learner-sets': reportLearnerSetsMigration(dialect),
+        '0025-drop-redundant-dispatch-index': dropRedundantDispatchIndexMigration(dialect),
       }
     },
   }
