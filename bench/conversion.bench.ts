@@ -6,6 +6,7 @@
  *   node bench/conversion.bench.ts            (every valid deck of ../shared/fixtures/pptx, 3 rounds)
  *   ROUNDS=1 node bench/conversion.bench.ts
  *   MIN_SLIDES=10 node bench/conversion.bench.ts   (only decks with at least that many slides)
+ *   DECKS=oxs_typical,poi_themes node bench/conversion.bench.ts   (decks whose name has one of these)
  *
  * "Pipeline" is what a user waits for: the createConversion request (probe, store the upload,
  * queue the job) plus the worker's job (download, OOXML read, LibreOffice, slide pictures,
@@ -31,9 +32,10 @@ import { createContext } from '../src/main/context.ts'
 import { convertPresentation } from '../src/modules/conversions/conversion.pipeline.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const FIXTURES = join(here, '../../shared/fixtures/pptx')
+const FIXTURES = process.env.FIXTURES ?? join(here, '../../shared/fixtures/pptx')
 const rounds = Number(process.env.ROUNDS ?? 3)
 const minSlides = Number(process.env.MIN_SLIDES ?? 1)
+const only = process.env.DECKS?.split(',').filter(Boolean) ?? []
 
 interface Deck {
   file: string
@@ -47,7 +49,8 @@ function decks(): Deck[] {
     const c = line.split('|').map((s) => s.trim())
     const file = /^`(.+)`$/.exec(c[1] ?? '')?.[1]
     const slides = Number(c[3]) - Number(c[4])
-    if (file && c[6] === 'ok' && slides > 0 && slides >= minSlides) out.push({ file, slides })
+    if (!file || c[6] !== 'ok' || slides <= 0 || slides < minSlides) continue
+    if (only.length === 0 || only.some((name) => file.includes(name))) out.push({ file, slides })
   }
   return out
 }
@@ -188,7 +191,7 @@ try {
     }
     rows.push(row)
     console.log(
-      `${deck.file.padEnd(36)} ${String(deck.slides).padStart(3)} slides  soffice ${row.sofficeSeconds.toFixed(2).padStart(6)} s  pipeline ${row.pipelineSeconds.toFixed(2).padStart(6)} s  ${row.ratio.toFixed(2)}×  CPU ${row.sofficeCpuSeconds.toFixed(2)} / ${row.pipelineCpuSeconds.toFixed(2)} s ${row.cpuRatio.toFixed(2)}×  (office ${row.breakdownMs.officeMs} ms, pictures ${row.breakdownMs.rasterMs} ms, read ${row.breakdownMs.readMs} ms, zip ${row.breakdownMs.generateMs} ms)`,
+      `${deck.file.padEnd(36)} ${String(deck.slides).padStart(3)} slides  soffice ${row.sofficeSeconds.toFixed(2).padStart(6)} s  pipeline ${row.pipelineSeconds.toFixed(2).padStart(6)} s  ${row.ratio.toFixed(2)}×  CPU ${row.sofficeCpuSeconds.toFixed(2)} / ${row.pipelineCpuSeconds.toFixed(2)} s ${row.cpuRatio.toFixed(2)}×  (office ${row.breakdownMs.officeMs} ms, pictures ${row.breakdownMs.rasterMs} ms, read ${row.breakdownMs.readMs} ms, zip after the pictures ${row.breakdownMs.generateMs} ms)`,
     )
   }
   const slides = rows.reduce((n, r) => n + r.slides, 0)

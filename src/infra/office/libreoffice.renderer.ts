@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url'
 import { copyProfile, ensureTemplate, WARM_UP_DOCUMENT } from './office-profile.ts'
 import { pdfPageCount, type RasterTools, rasterizePages } from './pdf-rasterizer.ts'
 import { collapseTileGrids } from './pdf-tile-grid.ts'
+import { whenPdfWritten } from './pdf-written.ts'
 import { runProcessGroup } from './process-group.runner.ts'
 import { Semaphore } from './semaphore.ts'
 import {
@@ -11,6 +12,7 @@ import {
   RenderError,
   type RenderedSlides,
   type RenderRequest,
+  type SlidePlan,
   type SlideRenderer,
 } from './slide-renderer.ts'
 
@@ -41,8 +43,10 @@ export interface LibreOfficeOptions {
 
 /**
  * PDF export settings. Hidden slides are exported too, so page N is always slide N (the caller
- * picks the visible ones). Embedded pictures are resampled to 150 dpi: slides are rasterised
- * at about 100-130 dpi, so more detail only costs export and decode time.
+ * picks the visible ones). Pictures keep their resolution, as in a bare `--convert-to pdf`:
+ * resampling them to 150 dpi (ReduceImageResolution) cost LibreOffice 0.1-0.15 s on
+ * oxs_typical and poi_themes (it re-encodes every JPEG it shrinks), more than pdftocairo saves
+ * on the smaller pictures (bench/README.md, bench:conversion).
  */
 const PDF_FILTER = {
   ExportHiddenSlides: { type: 'boolean', value: 'true' },
@@ -50,8 +54,6 @@ const PDF_FILTER = {
   ExportBookmarks: { type: 'boolean', value: 'false' },
   ExportNotes: { type: 'boolean', value: 'false' },
   EmbedStandardFonts: { type: 'boolean', value: 'false' },
-  ReduceImageResolution: { type: 'boolean', value: 'true' },
-  MaxImageResolution: { type: 'long', value: '150' },
   Quality: { type: 'long', value: '85' },
 }
 const CONVERT_TO = `pdf:impress_pdf_Export:${JSON.stringify(PDF_FILTER)}`
@@ -80,18 +82,26 @@ export function createLibreOfficeRenderer(
   const slots = new Semaphore(options.concurrency)
   let template: Promise<string> | undefined
 
-  async function run(args: string[], workDir: string, deadline: number, signal?: AbortSignal) {
+  async function run(
+    args: string[],
+    workDir: string,
+    deadline: number,
+    signal?: AbortSignal,
+    onSpawned?: () => void,
+  ) {
     const seconds = Math.ceil((deadline - Date.now()) / 1000) + 2
     const command = [tools.timeout, '--kill-after=2', `${seconds}s`, ...tools.sandbox]
     command.push(tools.soffice, ...args)
     await mkdir(join(workDir, 'home'), { recursive: true })
     await mkdir(join(workDir, 'tmp'), { recursive: true })
-    const result = await runProcessGroup(command[0] as string, command.slice(1), {
+    const exited = runProcessGroup(command[0] as string, command.slice(1), {
       env: officeEnv(tools, workDir),
       cwd: workDir,
       timeoutMs: Math.max(1, deadline - Date.now()),
       signal,
     })
+    onSpawned?.() // the process exists once runProcessGroup has returned
+    const result = await exited
     if (result.timedOut) {
       throw new RenderError(
         'timeout',
@@ -129,54 +139,67 @@ export function createLibreOfficeRenderer(
   }
 
   /**
-   * LibreOffice → one PDF page per slide of the plan; returns the PDF, the same PDF with tiled
-   * fills drawn as patterns (pdf-tile-grid.ts; the PDF itself when there were none), the awaited
-   * plan and the time LibreOffice took (the profile copy not counted).
+   * Starts LibreOffice on the request's file and resolves once its PDF is complete: when that
+   * shows before the process has exited (it shuts down for another 40-180 ms), at once, else
+   * at the exit (throwing RenderError timeout or aborted). `exited` settles when the process
+   * group is gone, rejecting the same way.
    */
-  async function convertToPdf(request: RenderRequest, deadline: number) {
+  async function startPdf(request: RenderRequest, deadline: number) {
     const profile = await copyProfile(await warmTemplate(), join(request.workDir, 'profile'))
     const outDir = join(request.workDir, 'pdf')
-    const t0 = performance.now()
-    const result = await run(
-      [
-        profileArg(profile),
-        ...flags,
-        '--convert-to',
-        CONVERT_TO,
-        '--outdir',
-        outDir,
-        request.inputPath,
-      ],
-      request.workDir,
-      deadline,
-      request.signal,
-    )
+    await mkdir(outDir, { recursive: true })
     const pdf = join(outDir, `${basename(request.inputPath, extname(request.inputPath))}.pdf`)
-    const size = await stat(pdf).then(
-      (s) => s.size,
-      () => 0,
+    const gone = new AbortController()
+    const written = whenPdfWritten(pdf, gone.signal)
+    const t0 = performance.now()
+    const args = [profileArg(profile), ...flags, '--convert-to', CONVERT_TO, '--outdir', outDir]
+    args.push(request.inputPath)
+    const exited = run(args, request.workDir, deadline, request.signal, request.onStarted)
+    const settled = exited.then(
+      () => false,
+      () => false,
     )
-    if (size === 0) {
-      throw new RenderError(
-        'load_failed',
-        'LibreOffice could not open the presentation',
-        result.output,
+    void settled.then(() => gone.abort())
+    if (!(await Promise.race([written, settled]))) await exited
+    return { pdf, exited, officeMs: performance.now() - t0 }
+  }
+
+  /**
+   * LibreOffice → one PDF page per slide of the plan; returns the PDF, the same PDF with tiled
+   * fills drawn as patterns (pdf-tile-grid.ts; the PDF itself when there were none), the awaited
+   * plan, the time LibreOffice took to write the PDF (the profile copy not counted) and its
+   * process's exit (see startPdf), which the caller must await.
+   */
+  async function convertToPdf(request: RenderRequest, deadline: number) {
+    const { pdf, exited, officeMs } = await startPdf(request, deadline)
+    try {
+      const size = await stat(pdf).then(
+        (s) => s.size,
+        () => 0,
       )
+      if (size === 0) {
+        const { output } = await exited
+        throw new RenderError('load_failed', 'LibreOffice could not open the presentation', output)
+      }
+      const [pages, plan, drawable] = await Promise.all([
+        pdfPageCount(tools, pdf, deadline, request.signal),
+        request.plan,
+        // A PDF this cannot read is rasterised as it is.
+        collapseTileGrids(pdf, join(request.workDir, 'pdf', 'patterned.pdf')).catch(() => pdf),
+      ])
+      if (pages !== plan.slideCount) {
+        const { output } = await exited
+        throw new RenderError(
+          'page_mismatch',
+          `LibreOffice rendered ${pages ?? 'no'} page(s) for ${plan.slideCount} slide(s)`,
+          output,
+        )
+      }
+      return { pdf, drawable, plan, officeMs, exited }
+    } catch (err) {
+      await exited.catch(() => {}) // no process outlives the render
+      throw err
     }
-    const [pages, plan, drawable] = await Promise.all([
-      pdfPageCount(tools, pdf, deadline, request.signal),
-      request.plan,
-      // A PDF this cannot read is rasterised as it is.
-      collapseTileGrids(pdf, join(request.workDir, 'pdf', 'patterned.pdf')).catch(() => pdf),
-    ])
-    if (pages !== plan.slideCount) {
-      throw new RenderError(
-        'page_mismatch',
-        `LibreOffice rendered ${pages ?? 'no'} page(s) for ${plan.slideCount} slide(s)`,
-        result.output,
-      )
-    }
-    return { pdf, drawable, plan, officeMs: performance.now() - t0 }
   }
 
   async function render(request: RenderRequest): Promise<RenderedSlides> {
@@ -185,32 +208,57 @@ export function createLibreOfficeRenderer(
     })
     try {
       const deadline = Date.now() + options.timeoutMs
-      const { pdf, drawable, plan, officeMs } = await convertToPdf(request, deadline)
-      const t1 = performance.now()
-      const rasterize = (from: string, dir: string) =>
-        rasterizePages(tools, from, plan.slides, join(request.workDir, dir), {
-          longSide: options.longSide ?? 1280,
-          quality: options.quality ?? 85,
-          parallel: options.rasterParallel ?? 2,
-          deadline,
-          signal: request.signal,
-          onProgress: request.onProgress,
-        })
-      // Should poppler refuse the rewritten file, LibreOffice's own PDF is still there.
-      const pictures = await rasterize(drawable, 'pictures').catch((err: unknown) => {
-        if (drawable === pdf || !(err instanceof RenderError) || err.code !== 'raster_failed') {
-          throw err
-        }
-        return rasterize(pdf, 'pictures-plain')
-      })
-      return {
-        contentType: 'image/jpeg',
-        pictures,
-        timings: { officeMs, rasterMs: performance.now() - t1 },
+      const { pdf, drawable, plan, officeMs, exited } = await convertToPdf(request, deadline)
+      try {
+        return await drawPictures(request, { pdf, drawable, plan, deadline, exited, officeMs })
+      } finally {
+        await exited.catch(() => {}) // no process outlives the render
       }
     } finally {
       release()
     }
+  }
+
+  /** The slide pictures of a checked PDF; LibreOffice may still be shutting down meanwhile. */
+  async function drawPictures(
+    request: RenderRequest,
+    pdfs: {
+      pdf: string
+      drawable: string
+      plan: SlidePlan
+      deadline: number
+      exited: Promise<unknown>
+      officeMs: number
+    },
+  ): Promise<RenderedSlides> {
+    const { pdf, drawable, plan, deadline, exited, officeMs } = pdfs
+    const t1 = performance.now()
+    // A retry on LibreOffice's own PDF announces again what the first attempt had finished.
+    const announced = new Set<number>()
+    const rasterize = (from: string, dir: string) =>
+      rasterizePages(tools, from, plan.slides, join(request.workDir, dir), {
+        longSide: options.longSide ?? 1280,
+        quality: options.quality ?? 85,
+        parallel: options.rasterParallel ?? 2,
+        deadline,
+        signal: request.signal,
+        onPicture: (page, path) => {
+          if (announced.has(page)) return
+          announced.add(page)
+          request.onPicture?.(page, path)
+          request.onProgress?.(announced.size)
+        },
+      })
+    // Should poppler refuse the rewritten file, LibreOffice's own PDF is still there.
+    const pictures = await rasterize(drawable, 'pictures').catch((err: unknown) => {
+      if (drawable === pdf || !(err instanceof RenderError) || err.code !== 'raster_failed') {
+        throw err
+      }
+      return rasterize(pdf, 'pictures-plain')
+    })
+    const rasterMs = performance.now() - t1
+    await exited // its time limit and cancellation hold until it is gone
+    return { contentType: 'image/jpeg', pictures, timings: { officeMs, rasterMs } }
   }
 
   return {

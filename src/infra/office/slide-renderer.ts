@@ -20,10 +20,20 @@ export interface RenderRequest {
    * read runs while LibreOffice converts): it is awaited once the PDF exists.
    */
   plan: SlidePlan | Promise<SlidePlan>
+  /**
+   * Called once LibreOffice has been started: work that would slow its start down (reading the
+   * presentation takes the event loop for 50-300 ms) can begin now.
+   */
+  onStarted?: () => void
   /** Cancels the render; the processes are killed. */
   signal?: AbortSignal
   /** Called as slide pictures appear, with how many of `slides` are done. */
   onProgress?: (done: number) => void
+  /**
+   * Called once per slide of `slides`, as soon as its picture file is complete (before `render`
+   * resolves), so a caller can use the first pictures while the others are being drawn.
+   */
+  onPicture?: (slide: number, path: string) => void
 }
 
 export interface SlidePlan {

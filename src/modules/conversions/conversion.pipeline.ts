@@ -1,10 +1,8 @@
-import { createReadStream } from 'node:fs'
 import { join } from 'node:path'
 import { isRenderError, type RenderedSlides, type SlideRenderer } from '../../infra/office/index.ts'
 import { AppError } from '../../shared/app-error.ts'
 import {
   generateCourse,
-  isWebImageType,
   type ScormTarget,
   type SlideInput,
   slideInputFromOoxml,
@@ -16,6 +14,8 @@ import {
   readPresentation,
   type SlideContent,
 } from './ooxml/index.ts'
+import { hiddenWarning, textOnlyWarning, unsupportedPictureWarning } from './pipeline-warnings.ts'
+import { SlidePictureFeed } from './slide-picture.feed.ts'
 
 export interface PipelineInput {
   /** The presentation, named with its real extension (.pptx, .potx, …). */
@@ -38,45 +38,11 @@ export interface PipelineResult {
   hiddenSlideCount: number
   warnings: ConversionWarningView[]
   rendering: 'libreoffice' | 'text_only'
+  /**
+   * Milliseconds: the OOXML read, LibreOffice, the slide pictures, and the course zip after the
+   * last picture (the zip is mostly written while the slides are rendered).
+   */
   timings: { readMs: number; officeMs: number; rasterMs: number; generateMs: number }
-}
-
-const listSlides = (slides: readonly number[]) =>
-  slides.length === 1 ? `slide ${slides[0]}` : `slides ${slides.join(', ')}`
-
-/** Hidden slides are left out, as PowerPoint leaves them out of a slide show. */
-function hiddenWarning(content: PresentationContent): ConversionWarningView[] {
-  const hidden = content.slides.filter((s) => s.hidden).map((s) => s.index)
-  if (hidden.length === 0) return []
-  const message = `Hidden ${listSlides(hidden)} ${hidden.length === 1 ? 'was' : 'were'} left out of the course, as in a slide show.`
-  return [{ code: 'hidden_slides', message, slides: hidden }]
-}
-
-/** Without slide pictures, pictures a browser cannot show are simply missing: say so. */
-function unsupportedPictureWarning(slides: readonly SlideContent[]): ConversionWarningView[] {
-  const affected = slides
-    .filter((s) =>
-      s.images.some(
-        (i) => i.usage === 'picture' && i.partName && !i.missing && !isWebImageType(i.contentType),
-      ),
-    )
-    .map((s) => s.index)
-  if (affected.length === 0) return []
-  return [
-    {
-      code: 'unsupported_pictures',
-      message: `Pictures on ${listSlides(affected)} are in formats browsers cannot show (EMF, WMF or TIFF) and were left out. Save them as PNG or JPEG in PowerPoint.`,
-      slides: affected,
-    },
-  ]
-}
-
-function textOnlyWarning(code: string, why: string): ConversionWarningView {
-  return {
-    code,
-    message: `${why} The course shows each slide's text, pictures and media, but not its layout, shapes or charts.`,
-    slides: [],
-  }
 }
 
 /**
@@ -105,12 +71,15 @@ type Rendering = Promise<RenderOutcome> | { unavailable: string }
 /**
  * Starts LibreOffice at once, so it runs alongside the OOXML read on the core LibreOffice
  * (single-threaded) leaves idle; the renderer needs the slide plan only once the PDF exists.
- * The returned promise never rejects: a failure is an outcome the caller decides about.
+ * `onStarted` says when LibreOffice is running. The returned promise never rejects: a failure
+ * is an outcome the caller decides about.
  */
 function startRender(
   input: PipelineInput,
   reading: Promise<PresentationContent>,
   signal: AbortSignal,
+  feed: SlidePictureFeed,
+  onStarted: () => void,
 ): Promise<RenderOutcome> {
   const plan = reading.then((content) => ({
     slideCount: content.slides.length,
@@ -126,6 +95,8 @@ function startRender(
       plan,
       signal: input.signal ? AbortSignal.any([input.signal, signal]) : signal,
       onProgress: input.onProgress,
+      onPicture: (slide, path) => feed.add(slide, path),
+      onStarted,
     })
     .then(
       (rendered) => ({ rendered }),
@@ -180,22 +151,83 @@ async function settleRendering(
   return null
 }
 
+/**
+ * The course's slides; with `pictures`, each shows its slide picture once that is drawn (with
+ * `drawn` too, only the slides it names: the others show their text alone).
+ */
 function courseSlides(
   sourcePath: string,
   visible: readonly SlideContent[],
-  rendered: RenderedSlides | null,
+  pictures: SlidePictureFeed | null,
+  drawn?: ReadonlyMap<number, string>,
 ): SlideInput[] {
   const openPart = (part: string) => extractPart(sourcePath, part)
-  return visible.map((slide) => {
-    const picture = rendered?.pictures.get(slide.index)
-    return {
-      ...slideInputFromOoxml(slide, openPart),
-      title: slideTitle(slide),
-      renderedImage: picture
-        ? { contentType: 'image/jpeg', open: () => createReadStream(picture) }
+  return visible.map((slide) => ({
+    ...slideInputFromOoxml(slide, openPart),
+    title: slideTitle(slide),
+    renderedImage:
+      pictures && (!drawn || drawn.has(slide.index))
+        ? { contentType: 'image/jpeg', open: () => pictures.open(slide.index) }
         : null,
+  }))
+}
+
+/**
+ * Writes the course to `zipPath` on the bet that the render succeeds: the zip is written while
+ * LibreOffice runs, on the core it leaves idle, with the slide pictures last, each as soon as it
+ * is drawn. When the render fails (or is unavailable) the course is written from the text
+ * instead, with warnings pushed. Resolves with the pictures (null: text only) and the time the
+ * zip took after the render had settled; throws what settleRendering throws, once the zip is
+ * closed.
+ */
+async function writeCourse(
+  input: PipelineInput,
+  zipPath: string,
+  visible: readonly SlideContent[],
+  rendering: Rendering,
+  feed: SlidePictureFeed,
+  warnings: ConversionWarningView[],
+): Promise<{ rendered: RenderedSlides | null; generateMs: number }> {
+  const course = (pictures: SlidePictureFeed | null, drawn?: ReadonlyMap<number, string>) =>
+    generateCourse(
+      {
+        title: input.title,
+        scormVersion: input.scormVersion,
+        identifier: input.identifier,
+        slides: courseSlides(input.sourcePath, visible, pictures, drawn),
+      },
+      zipPath,
+    )
+  const early = rendering instanceof Promise ? course(feed) : null
+  early?.catch(() => {}) // awaited below, once the render has settled
+  let rendered: RenderedSlides | null
+  try {
+    rendered = await settleRendering(rendering, warnings)
+  } catch (err) {
+    feed.fail(err)
+    await early?.catch(() => {})
+    throw err
+  }
+  const t1 = performance.now()
+  if (rendered) {
+    const { pictures } = rendered
+    feed.complete(pictures)
+    if (visible.every((slide) => pictures.has(slide.index))) await (early as Promise<unknown>)
+    else {
+      // The zip written early waited for a picture that never came: written again, a slide
+      // without a picture shows its text alone.
+      await early?.catch(() => {})
+      await course(feed, pictures)
     }
-  })
+  } else {
+    // The bet is lost: the course is built again from the text.
+    feed.fail(new Error('The slides were not rendered'))
+    await early?.catch(() => {})
+    warnings.push(...unsupportedPictureWarning(visible))
+    input.onProgress?.(visible.length)
+    await course(null)
+  }
+  return { rendered, generateMs: performance.now() - t1 }
 }
 
 /**
@@ -206,35 +238,39 @@ function courseSlides(
  * file that is not a usable presentation.
  */
 export async function convertPresentation(input: PipelineInput): Promise<PipelineResult> {
-  const t0 = performance.now()
   let readMs = 0
-  const reading = readPresentation(input.sourcePath).then((content) => {
+  // The read begins once LibreOffice is running: begun together, its parsing held the event
+  // loop while the job's profile was copied, and LibreOffice started up to 70 ms later.
+  const started = Promise.withResolvers<void>()
+  const reading = started.promise.then(async () => {
+    const t0 = performance.now()
+    const content = await readPresentation(input.sourcePath)
     readMs = performance.now() - t0
     return content
   })
   // Rejections are handled in readVisibleContent, which awaits it; until then (while the
-  // renderer's availability is checked) it must not count as unhandled.
+  // renderer starts) it must not count as unhandled.
   reading.catch(() => {})
   const availability = await input.renderer.availability()
   const stop = new AbortController()
+  const feed = new SlidePictureFeed()
   const rendering: Rendering = availability.available
-    ? startRender(input, reading, stop.signal)
+    ? startRender(input, reading, stop.signal, feed, started.resolve)
     : { unavailable: availability.reason }
+  // Without LibreOffice, or when the render fails before starting it, the read begins now.
+  if (rendering instanceof Promise) void rendering.then(() => started.resolve())
+  else started.resolve()
   const content = await readVisibleContent(reading, rendering, stop)
   const visible = content.slides.filter((s) => !s.hidden)
   const warnings: ConversionWarningView[] = [...content.warnings, ...hiddenWarning(content)]
-  const rendered = await settleRendering(rendering, warnings)
-  if (!rendered) {
-    warnings.push(...unsupportedPictureWarning(visible))
-    input.onProgress?.(visible.length)
-  }
-
-  const t1 = performance.now()
   const zipPath = join(input.workDir, 'course.zip')
-  const slides = courseSlides(input.sourcePath, visible, rendered)
-  await generateCourse(
-    { title: input.title, scormVersion: input.scormVersion, identifier: input.identifier, slides },
+  const { rendered, generateMs } = await writeCourse(
+    input,
     zipPath,
+    visible,
+    rendering,
+    feed,
+    warnings,
   )
   return {
     zipPath,
@@ -246,7 +282,7 @@ export async function convertPresentation(input: PipelineInput): Promise<Pipelin
       readMs,
       officeMs: rendered?.timings.officeMs ?? 0,
       rasterMs: rendered?.timings.rasterMs ?? 0,
-      generateMs: performance.now() - t1,
+      generateMs,
     },
   }
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -66,12 +67,24 @@ describe('LibreOffice slide renderer', { skip }, () => {
     const deck = await hiddenSlidesDeck(join(workDir, 'deck.pptx'), [2, 5])
     const visible = [1, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
     const seen: number[] = []
+    const announced: number[] = []
     const result = await renderer.render({
       inputPath: deck,
       workDir,
       plan: { slideCount: 15, slides: visible },
       onProgress: (done) => seen.push(done),
+      onPicture: (slide, path) => {
+        // Announced only once complete: the file already ends with the JPEG end marker.
+        const bytes = readFileSync(path)
+        assert.equal(bytes.readUInt16BE(bytes.length - 2), 0xffd9, `slide ${slide} is complete`)
+        announced.push(slide)
+      },
     })
+    assert.deepEqual(
+      announced.toSorted((a, b) => a - b),
+      visible,
+      'each picture is announced once',
+    )
     assert.deepEqual(
       [...result.pictures.keys()].sort((a, b) => a - b),
       visible,

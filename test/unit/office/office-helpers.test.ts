@@ -9,7 +9,7 @@ import {
   hardenedRegistry,
   privateCacheDir,
 } from '../../../src/infra/office/office-profile.ts'
-import { pageChunks } from '../../../src/infra/office/pdf-rasterizer.ts'
+import { rasterTasks } from '../../../src/infra/office/pdf-rasterizer.ts'
 import { runProcessGroup } from '../../../src/infra/office/process-group.runner.ts'
 import { Semaphore } from '../../../src/infra/office/semaphore.ts'
 import { processesMentioning } from './office.helper.ts'
@@ -65,21 +65,44 @@ describe('process groups', () => {
   })
 })
 
-describe('slide chunks for parallel rasterising', () => {
-  test('consecutive pages only, about two chunks per worker', () => {
-    assert.deepEqual(pageChunks([1, 2, 3, 4, 5, 6, 7, 8], 2), [
-      [1, 2],
-      [3, 4],
-      [5, 6],
-      [7, 8],
+describe('pdftocairo runs for parallel rasterising', () => {
+  const runs = (pages: number[], parallel: number) =>
+    rasterTasks(pages, parallel).map((t) => `${t.first}-${t.last}${t.parity ?? ''}:${t.pages}`)
+
+  test('two workers draw the odd and the even pages of each run of consecutive pages', () => {
+    assert.deepEqual(runs([1, 2, 3, 4, 5, 6, 7], 2), ['1-7odd:1,3,5,7', '1-7even:2,4,6'])
+    // Hidden slides 2 and 5 are not drawn: the runs stop at them.
+    assert.deepEqual(runs([1, 3, 4, 6, 7, 8], 2), [
+      '1-1:1',
+      '3-4odd:3',
+      '3-4even:4',
+      '6-8odd:7',
+      '6-8even:6,8',
     ])
-    assert.deepEqual(pageChunks([1, 3, 4, 6], 1), [
-      [1, 1],
-      [3, 4],
-      [6, 6],
+  })
+
+  test('one worker draws each run at once; more workers cut runs into pieces first', () => {
+    assert.deepEqual(runs([1, 3, 4, 6], 1), ['1-1:1', '3-4:3,4', '6-6:6'])
+    assert.deepEqual(runs([1, 2, 3, 4, 5, 6, 7, 8], 4), [
+      '1-4odd:1,3',
+      '1-4even:2,4',
+      '5-8odd:5,7',
+      '5-8even:6,8',
     ])
-    assert.deepEqual(pageChunks([5], 4), [[5, 5]])
-    assert.deepEqual(pageChunks([], 4), [])
+    assert.deepEqual(runs([5], 4), ['5-5:5'])
+    assert.deepEqual(runs([], 4), [])
+  })
+
+  test('every page is drawn exactly once', () => {
+    const pages = [1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 14, 15, 16]
+    for (const parallel of [1, 2, 3, 4, 8]) {
+      const drawn = rasterTasks(pages, parallel).flatMap((t) => t.pages)
+      assert.deepEqual(
+        drawn.sort((a, b) => a - b),
+        pages,
+        `parallel ${parallel}`,
+      )
+    }
   })
 })
 

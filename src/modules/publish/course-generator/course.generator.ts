@@ -94,7 +94,8 @@ export async function generateCourse(
   zip.on('error', fail)
   zip.addBuffer(Buffer.from(manifest, 'utf8'), 'imsmanifest.xml', { mtime })
   for (const [path, text] of texts) zip.addBuffer(Buffer.from(text, 'utf8'), path, { mtime })
-  for (const asset of plan.assets) addAsset(ctx, asset)
+  for (const asset of plan.assets) if (!asset.slidePicture) addAsset(ctx, asset)
+  for (const asset of plan.assets) if (asset.slidePicture) addAsset(ctx, asset)
   zip.end()
 
   let bytes = 0

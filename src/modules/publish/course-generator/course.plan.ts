@@ -15,6 +15,11 @@ export interface PlannedAsset {
   source: AssetSource
   /** Images, audio and video are compressed already; deflating them again only costs time. */
   compress: boolean
+  /**
+   * A picture of a whole slide. The zip writes these after everything else: a renderer may
+   * still be drawing them while the rest is written (conversion.pipeline.ts).
+   */
+  slidePicture: boolean
 }
 
 export interface PlannedSlide {
@@ -134,6 +139,7 @@ export function planCourse(input: CourseInput): CoursePlan {
     contentType: string,
     types: Readonly<Record<string, string>>,
     name: string,
+    slidePicture = false,
   ): string | null => {
     const ext = types[mediaType(contentType)]
     if (!ext) {
@@ -152,11 +158,16 @@ export function planCourse(input: CourseInput): CoursePlan {
       path,
       source: { bytes: source.bytes, open: source.open },
       compress: COMPRESSIBLE.has(ext),
+      slidePicture,
     })
     return path
   }
-  const addPicture = (what: string, picture: RenderedImageInput, name: string) =>
-    addAsset(what, picture, picture.contentType, RENDER_TYPES, name)
+  const addPicture = (
+    what: string,
+    picture: RenderedImageInput,
+    name: string,
+    slidePicture = false,
+  ) => addAsset(what, picture, picture.contentType, RENDER_TYPES, name, slidePicture)
 
   const planned = slides.map((slide, i): PlannedSlide => {
     const number = i + 1
@@ -174,7 +185,7 @@ export function planCourse(input: CourseInput): CoursePlan {
       return path ? [{ path, altText: cleanText(image.altText ?? '').trim() }] : []
     })
     const rendered = slide.renderedImage
-      ? addPicture(`${where}, rendered slide`, slide.renderedImage, `${prefix}-slide`)
+      ? addPicture(`${where}, rendered slide`, slide.renderedImage, `${prefix}-slide`, true)
       : null
     const media = (slide.media ?? []).flatMap((m, k) => {
       const base = [prefix, `media${k + 1}`, slug(m.fileName ?? '')].filter(Boolean).join('-')
