@@ -1,8 +1,7 @@
+/** Warnings the conversion pipeline adds to the reader's own (conversion.pipeline.ts). */
 import { isWebImageType } from '../publish/course-generator/index.ts'
 import type { ConversionWarningView } from './conversion.mapper.ts'
 import type { PresentationContent, SlideContent } from './ooxml/index.ts'
-
-/** Warnings the conversion pipeline adds to the reader's own (conversion.pipeline.ts). */
 
 const listSlides = (slides: readonly number[]) =>
   slides.length === 1 ? `slide ${slides[0]}` : `slides ${slides.join(', ')}`
