@@ -9,6 +9,9 @@
  *
  * `learners` is the number of connections (one request in flight each); every commit goes to a
  * learner with no commit in flight, so each learner's commits arrive in order.
+ * BENCH_INTERACTIONS=n: each learner first records a quiz of n interactions (8 elements each)
+ * in one commit, so the measured commits run against a record of that size (default 0): a
+ * commit must cost what it changes, not what the attempt holds.
  * BENCH_DATABASE_URL=postgres://… runs the server on PostgreSQL, in a fresh database made beside
  * the one named (dropped afterwards). The server CPU is then the Node process's; PostgreSQL's
  * backends serving that database (found in pg_stat_activity, their CPU read from /proc, so the
@@ -40,6 +43,8 @@ const here = dirname(fileURLToPath(import.meta.url))
 const seconds = Number(process.argv[2] ?? 6)
 const learners = Number(process.argv[3] ?? 200)
 const rounds = Number(process.argv[4] ?? 5)
+/** BENCH_INTERACTIONS=n: each learner's record holds n interactions (8 elements each) first. */
+const interactions = Number(process.env.BENCH_INTERACTIONS ?? 0)
 
 // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops (for finding
 // where a request's CPU goes; profiling slows it, so figures from such a run are not quoted).
@@ -107,6 +112,23 @@ async function call(
   return text ? (JSON.parse(text) as Record<string, unknown>) : {}
 }
 
+/** SCORM 1.2 interactions a learner recorded before the measured commits (a quiz taken). */
+function interactionValues(count: number): Record<string, string> {
+  const values: Record<string, string> = {}
+  for (let n = 0; n < count; n++) {
+    const at = `cmi.interactions.${n}`
+    values[`${at}.id`] = `question-${n}`
+    values[`${at}.type`] = 'choice'
+    values[`${at}.student_response`] = 'a'
+    values[`${at}.correct_responses.0.pattern`] = 'a'
+    values[`${at}.result`] = 'correct'
+    values[`${at}.weighting`] = '1'
+    values[`${at}.time`] = '10:15:00'
+    values[`${at}.latency`] = '0000:00:12.00'
+  }
+  return values
+}
+
 async function setup() {
   const zip = readFileSync(join(here, '../../shared/fixtures/scorm/golf/singlescobasic.zip'))
   const form = new FormData()
@@ -138,7 +160,18 @@ async function setup() {
       { item_id: started.current_item_id },
       auth,
     )
-    players.push({ sessionId, auth, deliveryId: delivery.delivery_id as string, seq: 0, acked: 0 })
+    const deliveryId = delivery.delivery_id as string
+    const seq = interactions > 0 ? 1 : 0
+    if (seq === 1) {
+      const delta = { seq, fromSeq: 0, final: false, values: interactionValues(interactions) }
+      await call(
+        `${content}/runtime/sessions/${sessionId}/commits`,
+        'POST',
+        { delivery_id: deliveryId, delta },
+        auth,
+      )
+    }
+    players.push({ sessionId, auth, deliveryId, seq, acked: seq })
   }
   return players
 }

@@ -70,7 +70,7 @@ export function validate(live: LiveDelivery, delta: Delta): Validated {
   const { loaded } = live
   return validateDelta(loaded.version, delta, {
     initial: live.launchData,
-    state: { version: loaded.version, values: live.values },
+    base: live.model,
     options: { ...loaded.options, maxTotalChars: modelBudget(live) },
   })
 }
@@ -128,32 +128,36 @@ async function writeStep(
   const { commit, launch } = commitOf(live, result, seq)
   const changed = changedElements(live.record, result.accepted)
   const change = { ...launch, changed }
-  const saved = await saveScoState(trx, loaded, live.states, live.itemId, change, at, { commit })
-  if (!saved) return null
+  const states = await saveScoState(trx, loaded, live.states, live.itemId, change, at, { commit })
+  if (!states) return null
   const session = await updateSessionProgress(
     trx,
     loaded.session,
-    stepProgress(live, changed, launch.values, saved.states, at),
+    stepProgress(live, changed, launch.values, states, at),
   )
-  const next: LiveDelivery = {
-    ...live,
-    lastSeq: seq,
-    loaded: { ...loaded, session },
-    states: saved.states,
-    values: launch.values,
-    record: saved.record,
-    chars: charsAfter(live, result, changed),
-  }
-  return { session, next }
+  return { session, next: stepped(live, { ...loaded, session }, states, seq, result, changed) }
 }
 
-/** The characters of the delivery's values and record after a commit (`LiveDelivery.chars`). */
-export function charsAfter(
+/**
+ * The delivery as a commit that continues it leaves it, its changes pending until it is
+ * remembered (`LiveDelivery.pending`).
+ */
+export function stepped(
   live: LiveDelivery,
+  loaded: Loaded,
+  states: ScoStatesTable[],
+  seq: number,
   result: Validated,
   changed: Readonly<Record<string, string>>,
-): LiveDelivery['chars'] {
-  return { values: result.chars, record: live.chars.record + sizeChange(live.record, changed) }
+): LiveDelivery {
+  return {
+    ...live,
+    lastSeq: seq,
+    loaded,
+    states,
+    recordChars: live.recordChars + sizeChange(live.record, changed),
+    pending: { writes: result.writes, record: changed },
+  }
 }
 
 /** The progress update of a commit that continues the delivery (`writeStep`). */
@@ -214,5 +218,5 @@ export function writesBesides(loaded: Loaded, input: CommitInput, result: Valida
  */
 function modelBudget(live: LiveDelivery): number {
   const limit = live.loaded.options.maxTotalChars ?? DEFAULT_MAX_TOTAL_CHARS
-  return live.chars.values + Math.max(0, limit - attemptChars(live.states))
+  return live.model.size + Math.max(0, limit - attemptChars(live.states))
 }

@@ -3,10 +3,10 @@ import { progressRowOnly } from '../sessions/session-progress.ts'
 import {
   appliedAnswer,
   type CommitInput,
-  charsAfter,
   commitOf,
   type Outcome,
   stepProgress,
+  stepped,
   validate,
   writesBesides,
 } from './commit-apply.ts'
@@ -54,14 +54,6 @@ export async function applyAtOnce(
   }
   return {
     answer: appliedAnswer(delta, result, session),
-    next: {
-      ...live,
-      lastSeq: delta.seq,
-      loaded: { ...loaded, session },
-      states,
-      values: launch.values,
-      record: { ...live.record, ...changed },
-      chars: charsAfter(live, result, changed),
-    },
+    next: stepped(live, { ...loaded, session }, states, delta.seq, result, changed),
   }
 }

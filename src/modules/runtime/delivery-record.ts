@@ -181,9 +181,9 @@ export function withScoRow(states: readonly ScoStatesTable[], row: ScoStatesTabl
 }
 
 /**
- * Writes one SCO's row and the record elements in `changed`; returns the session's rows and the
- * SCO's record as they now are, or null when a commit's compare-and-set found the delivery
- * elsewhere (ended, replaced, or another commit first) — then nothing was written.
+ * Writes one SCO's row and the record elements in `changed`; returns the session's rows as they
+ * now are, or null when a commit's compare-and-set found the delivery elsewhere (ended, replaced,
+ * or another commit first) — then nothing was written.
  */
 export async function saveScoState(
   trx: Executor,
@@ -193,7 +193,7 @@ export async function saveScoState(
   launch: ScoLaunchChange,
   at: string,
   write: ScoStateWrite = {},
-): Promise<{ states: ScoStatesTable[]; record: Record<string, string> } | null> {
+): Promise<ScoStatesTable[] | null> {
   const { commit } = write
   const previous = states.find((s) => s.item_id === itemId)
   const row = scoRowOf(loaded, states, itemId, launch, at, write)
@@ -209,7 +209,7 @@ export async function saveScoState(
   if (Object.keys(launch.changed).length > 0) {
     await scoValues.writeScoValues(trx, scope, key, launch.changed)
   }
-  return { states: withScoRow(states, row), record: { ...launch.record, ...launch.changed } }
+  return withScoRow(states, row)
 }
 
 /** The last commit a delivery applied: its SCO row's while it is open, its own once ended. */
@@ -274,7 +274,7 @@ export async function finishDelivery(
     version: loaded.version,
     itemCount: loaded.trackedCount,
     at,
-    scos: saved.states,
+    scos: saved,
     sequencing: loaded.sequencing && {
       seq: loaded.sequencing,
       itemId,

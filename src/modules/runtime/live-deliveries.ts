@@ -1,5 +1,5 @@
 import type { ScoStatesTable } from '../../infra/db/tables/sessions.ts'
-import type { LaunchData } from '../scorm/data-model/index.ts'
+import type { LaunchData, ModelBase, ModelWrites } from '../scorm/data-model/index.ts'
 import type { Loaded } from './runtime.types.ts'
 
 /**
@@ -20,16 +20,40 @@ export interface LiveDelivery {
   readonly loaded: Loaded
   /** The session's SCO rows as of `lastSeq`. */
   readonly states: ScoStatesTable[]
-  /** The delivery's data-model values as of `lastSeq`: its launch values plus its commits. */
-  readonly values: Readonly<Record<string, string>>
+  /**
+   * The delivery's data-model values as of `lastSeq`: its launch values plus its commits, with
+   * their size (the data model's budget and the entry's weight start from it).
+   */
+  readonly model: ModelBase
   /** The SCO's record (`sco_values`) as of `lastSeq`. */
   readonly record: Readonly<Record<string, string>>
+  /** Characters of `record` (element names plus values, `valuesChars`), kept as commits change it. */
+  readonly recordChars: number
   /**
-   * Characters of `values` and of `record` (element names plus values, `valuesChars`), kept as
-   * commits change them: the data model's budget and the entry's weight here start from them
-   * instead of counting every element again.
+   * On the entry a commit leaves (`Outcome.next`): what the commit changed, folded into `model`
+   * and `record` when the entry is remembered — after the commit is stored, never before.
    */
-  readonly chars: { readonly values: number; readonly record: number }
+  readonly pending?: DeliveryChanges
+}
+
+/** What a commit changed in its delivery's values and in its SCO's record. */
+export interface DeliveryChanges {
+  readonly writes: ModelWrites
+  readonly record: Readonly<Record<string, string>>
+}
+
+/**
+ * The entry with its pending changes folded in, in place: the model and record are shared with
+ * the entry the commit started from, which is superseded. A commit of the same delivery still in
+ * flight from that entry then reads the later values, but its compare-and-set (on `lastSeq`)
+ * fails and it rereads the rows, so nothing it read is ever written.
+ */
+function settled(entry: LiveDelivery): LiveDelivery {
+  const { pending, ...rest } = entry
+  if (!pending) return entry
+  rest.model.advance(pending.writes)
+  Object.assign(rest.record as Record<string, string>, pending.record)
+  return rest
 }
 
 /** Open deliveries remembered at most (oldest forgotten first); a forgotten one is reread. */
@@ -39,7 +63,7 @@ const DEFAULT_MAX_CHARS = 32 * 1024 * 1024
 
 /** Roughly what an entry holds: its rows' carried values, its values and its SCO's record. */
 export function weight(entry: LiveDelivery): number {
-  let chars = entry.chars.values + entry.chars.record
+  let chars = entry.model.size + entry.recordChars
   for (const row of entry.states) chars += row.carry.length
   return chars
 }
@@ -59,11 +83,15 @@ export class LiveDeliveries {
     return this.#entries.get(deliveryId)?.entry
   }
 
-  /** Keeps `entry` unless a later state of the same delivery is already kept. */
-  remember(entry: LiveDelivery): void {
-    const known = this.#entries.get(entry.deliveryId)
-    if (known && known.entry.lastSeq >= entry.lastSeq) return
-    this.forget(entry.deliveryId)
+  /**
+   * Keeps `entry` (its pending changes folded in) unless a later state of the same delivery is
+   * already kept. Only for an entry whose commit is stored.
+   */
+  remember(next: LiveDelivery): void {
+    const known = this.#entries.get(next.deliveryId)
+    if (known && known.entry.lastSeq >= next.lastSeq) return
+    this.forget(next.deliveryId)
+    const entry = settled(next)
     const kept = { entry, weight: weight(entry) }
     if (kept.weight > this.#maxChars) return
     for (const oldest of this.#entries.keys()) {

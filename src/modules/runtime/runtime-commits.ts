@@ -7,6 +7,7 @@ import {
   type Delta,
   deltaPosition,
   type LaunchData,
+  modelBaseOf,
 } from '../scorm/data-model/index.ts'
 import { scopeOfSession } from '../sessions/session.mapper.ts'
 import { type Answer, apply, type CommitInput, type Outcome } from './commit-apply.ts'
@@ -159,9 +160,9 @@ export class RuntimeCommits {
       launchData,
       loaded,
       states,
-      values,
+      model: modelBaseOf(loaded.version, values),
       record,
-      chars: { values: valuesChars(values), record: valuesChars(record) },
+      recordChars: valuesChars(record),
     }
     const applied = await apply(trx, live, input, at)
     if (!applied) {

@@ -126,6 +126,29 @@ describeEachDatabase('racing runtime commits', (database) => {
     assert.equal(await lee.rowSeq(), 3)
   })
 
+  test("after a lost race the launch's next commit starts from the winner's data", async () => {
+    const ann = await learner('ann@example.com')
+    assert.equal((await ann.commit(one, 1, 0, page('one', 1))).json().applied, true)
+    for (let seq = 2; seq <= 8; seq += 2) {
+      // Both racers start from what process one remembers of the launch; one applies.
+      const racers = ['first', 'second']
+      const answers = await Promise.all(
+        racers.map((who) => ann.commit(one, seq, seq - 1, page(who, seq))),
+      )
+      const won = answers.findIndex((res) => res.statusCode === 200 && res.json().applied)
+      assert.notEqual(won, -1, answers.map((res) => res.body).join('\n'))
+      const loser = racers[1 - won] as string
+      // The loser's values, sent again as the next commit, are a change to store: had what
+      // process one remembers taken them from the lost commit, it would skip them as unchanged.
+      const next = await ann.commit(one, seq + 1, seq, page(loser, seq))
+      assert.equal(next.json().applied, true, next.body)
+      assert.deepEqual(
+        Object.entries(await ann.stored()).filter(([k]) => k in page(loser, seq)),
+        Object.entries(page(loser, seq)),
+      )
+    }
+  })
+
   test('many learners committing at once: every acknowledged commit is stored', async () => {
     const learners = await Promise.all(
       Array.from({ length: 24 }, (_, i) => learner(`learner-${i}@example.com`)),

@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import type { ScoStatesTable } from '../../../src/infra/db/tables/sessions.ts'
 import { valuesChars } from '../../../src/modules/runtime/delivery-record.ts'
 import { LiveDeliveries, type LiveDelivery } from '../../../src/modules/runtime/live-deliveries.ts'
+import { ModelBase } from '../../../src/modules/scorm/data-model/model-base.ts'
 
 function delivery(id: string, lastSeq: number, stateChars = 10): LiveDelivery {
   const row = { item_id: 'sco', carry: '{}' } as ScoStatesTable
@@ -15,9 +16,9 @@ function delivery(id: string, lastSeq: number, stateChars = 10): LiveDelivery {
     launchData: { learnerId: 'l', learnerName: 'L' },
     loaded: {} as LiveDelivery['loaded'],
     states: [row],
-    values,
+    model: new ModelBase(values, new Map(), valuesChars(values)),
     record,
-    chars: { values: valuesChars(values), record: valuesChars(record) },
+    recordChars: valuesChars(record),
   }
 }
 
@@ -51,4 +52,25 @@ test('the oldest deliveries are forgotten beyond the entry or character bound', 
   byChars.remember(delivery('huge', 1, 1000))
   assert.equal(byChars.get('huge'), undefined, 'an entry larger than the bound is not kept')
   assert.equal(byChars.size.entries, 2)
+})
+
+test("a commit's changes reach the kept values and record when it is remembered, not before", () => {
+  const live = new LiveDeliveries()
+  const first = delivery('a', 1)
+  live.remember(first)
+  const writes = { values: new Map([['v', 'new']]), counts: new Map([['c', 2]]), size: 4 }
+  const next = { ...first, lastSeq: 2, pending: { writes, record: { r: 'new', s: 'added' } } }
+  assert.equal(first.model.get('v'), 'x'.repeat(9), 'nothing folded while the commit is pending')
+  live.remember(next)
+  const kept = live.get('a')
+  assert.equal(kept?.pending, undefined)
+  assert.equal(kept?.model.get('v'), 'new')
+  assert.equal(kept?.model.count('c'), 2)
+  assert.equal(kept?.model.size, 4)
+  assert.deepEqual({ ...kept?.record }, { r: 'new', s: 'added' })
+
+  const stale = { ...first, lastSeq: 2, pending: { writes, record: { r: 'stale' } } }
+  live.remember({ ...kept, lastSeq: 3 } as LiveDelivery)
+  live.remember(stale)
+  assert.equal(live.get('a')?.record.r, 'new', 'a superseded commit folds nothing')
 })

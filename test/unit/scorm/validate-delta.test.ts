@@ -4,6 +4,8 @@ import {
   createRuntime,
   type Delta,
   deltaPosition,
+  initialValues,
+  modelBaseOf,
   validateDelta,
 } from '../../../src/modules/scorm/data-model/index.ts'
 import { LEARNER } from './helpers.ts'
@@ -34,6 +36,41 @@ describe('validateDelta', () => {
       state = r.state
     }
     assert.deepEqual(state, rt.state())
+  })
+
+  test('over a kept base: the same result as over the values, the base moved only by advance', () => {
+    const deltas: Delta[] = []
+    const rt = createRuntime({ version: '2004', initial, onCommit: (d) => void deltas.push(d) })
+    rt.api.Initialize('')
+    for (let n = 0; n < 3; n++) {
+      rt.api.SetValue(`cmi.interactions.${n}.id`, `q${n}`)
+      rt.api.SetValue(`cmi.interactions.${n}.type`, 'choice')
+      rt.api.Commit('')
+    }
+    rt.api.SetValue('cmi.location', 'end')
+    rt.api.Terminate('')
+    // A new interaction must follow the last: the base's counts say where the array ends.
+    const values = { 'cmi.interactions.3.id': 'q3', 'cmi.interactions.5.id': 'out of order' }
+    deltas.push({ seq: deltas.length + 1, fromSeq: deltas.length, final: false, values })
+
+    const base = modelBaseOf('2004', initialValues('2004', initial))
+    let state = undefined as ReturnType<typeof validateDelta>['state'] | undefined
+    for (const d of deltas) {
+      const before = { ...base.values }
+      const overBase = validateDelta('2004', d, { initial, base })
+      const overValues = validateDelta('2004', d, state ? { initial, state } : { initial })
+      assert.deepEqual(overBase.accepted, overValues.accepted)
+      assert.deepEqual(overBase.errors, overValues.errors)
+      assert.equal(overBase.chars, overValues.chars)
+      assert.deepEqual({ ...overBase.state.values }, overValues.state.values)
+      assert.deepEqual({ ...base.values }, before, 'validating leaves the base as it was')
+      base.advance(overBase.writes)
+      assert.equal(base.size, overValues.chars)
+      state = overValues.state
+    }
+    assert.deepEqual({ ...base.values }, state?.values)
+    assert.equal(base.get('cmi.interactions.3.id'), 'q3')
+    assert.equal(base.get('cmi.interactions.5.id'), undefined)
   })
 
   test('ignores read-only elements and reports bad ones with the SetValue code', () => {

@@ -15,6 +15,7 @@ import type { ElementContext, LeafSpec, ModelEnv, ScormVersion } from './element
 import { ELEMENTS_12 } from './elements-12.ts'
 import { ELEMENTS_2004 } from './elements-2004.ts'
 import { codeFor, type Failure, fail } from './errors.ts'
+import { ModelBase, type ModelStorage, type ModelWrites } from './model-base.ts'
 
 export type GetResult = { ok: true; value: string } | { ok: false; failure: Failure }
 export type SetResult =
@@ -35,10 +36,15 @@ export interface DataModel {
   /** The stored value of a canonical element, without rules or evaluation. */
   peek(path: string): string | undefined
   count(collectionPath: string): number
-  /** A copy of all stored values (canonical element name → value). */
-  values(): Record<string, string>
+  /**
+   * All stored values (canonical element name → value): a copy, or for a model over a
+   * `ModelBase` a read-only view of the base with this model's writes.
+   */
+  values(): Readonly<Record<string, string>>
   /** Characters held: element names plus values (what `maxTotalChars` limits). */
   size(): number
+  /** What this model holds beyond its base (for a model over a `ModelBase`; else everything). */
+  writes(): ModelWrites
 }
 
 /** What one stored element costs against `maxTotalChars`. */
@@ -74,25 +80,17 @@ export function resolve(version: ScormVersion, element: string): Resolved {
 // Long on purpose: one closure over the store and its counts; get/set and their helpers share them.
 /**
  * Builds a model over `initial` values (trusted: they come from the LMS). Keys that are not
- * elements of the version are dropped.
+ * elements of the version are dropped. Over a `ModelBase` the model reads the base and keeps its
+ * writes apart (`writes()`), leaving the base as it was.
  */
-export function createDataModel(env: ModelEnv, initial: Record<string, string> = {}): DataModel {
+export function createDataModel(
+  env: ModelEnv,
+  initial: Record<string, string> | ModelBase = {},
+): DataModel {
   const version = env.version
-  const store = new Map<string, string>()
-  const counts = new Map<string, number>()
-  let size = 0
-
-  for (const [key, value] of Object.entries(initial)) {
-    if (typeof value !== 'string') continue
-    const r = resolve(version, key)
-    if (r.kind !== 'leaf') continue
-    const before = store.get(r.path)
-    size += entrySize(r.path, value) - (before === undefined ? 0 : entrySize(r.path, before))
-    store.set(r.path, value)
-    r.collections.forEach((c, level) => {
-      counts.set(c, Math.max(counts.get(c) ?? 0, (r.indices[level] ?? 0) + 1))
-    })
-  }
+  const storage = initial instanceof ModelBase ? initial.layer() : ownStorage(version, initial)
+  const { store, counts } = storage
+  let size = storage.size
 
   const count = (path: string) => counts.get(path) ?? 0
 
@@ -252,9 +250,47 @@ export function createDataModel(env: ModelEnv, initial: Record<string, string> =
     set,
     peek: (path) => store.get(path),
     count,
-    values: () => Object.fromEntries(store),
+    values: storage.values,
     size: () => size,
+    writes: () => ({ ...storage.written, size }),
   }
+}
+
+/** A model's own maps of `initial`'s elements under their canonical names. */
+function ownStorage(
+  version: ScormVersion,
+  initial: Record<string, string>,
+): ModelStorage & { store: Map<string, string>; counts: Map<string, number> } {
+  const store = new Map<string, string>()
+  const counts = new Map<string, number>()
+  let size = 0
+  for (const [key, value] of Object.entries(initial)) {
+    if (typeof value !== 'string') continue
+    const r = resolve(version, key)
+    if (r.kind !== 'leaf') continue
+    const before = store.get(r.path)
+    size += entrySize(r.path, value) - (before === undefined ? 0 : entrySize(r.path, before))
+    store.set(r.path, value)
+    r.collections.forEach((c, level) => {
+      counts.set(c, Math.max(counts.get(c) ?? 0, (r.indices[level] ?? 0) + 1))
+    })
+  }
+  return {
+    store,
+    counts,
+    size,
+    values: () => Object.fromEntries(store),
+    written: { values: store, counts },
+  }
+}
+
+/**
+ * A base for models over `values` (`createDataModel(env, base)`): elements that are not the
+ * version's are dropped, as `createDataModel` drops them.
+ */
+export function modelBaseOf(version: ScormVersion, values: Record<string, string>): ModelBase {
+  const { store, counts, size } = ownStorage(version, values)
+  return new ModelBase(Object.fromEntries(store), counts, size)
 }
 
 function failed(kind: Failure['kind'], diagnostic: string) {

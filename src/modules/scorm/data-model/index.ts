@@ -9,7 +9,7 @@
  *            on the final delta: endSession('2004', r.state) → next launch's entry/total/carry
  */
 
-export { entrySize } from './data-model.ts'
+export { entrySize, modelBaseOf } from './data-model.ts'
 export type { Delta } from './delta-log.ts'
 export {
   isoDurationSeconds,
@@ -28,6 +28,7 @@ export {
   type LaunchData,
   resolveOptions,
 } from './launch-data.ts'
+export type { ModelBase, ModelWrites } from './model-base.ts'
 export {
   type Api12,
   type Api2004,

@@ -8,6 +8,7 @@ import { splitElement } from './element-path.ts'
 import type { ScormVersion } from './element-spec.ts'
 import { codeFor, type FailureKind } from './errors.ts'
 import { type DataModelOptions, initialValues, type LaunchData, modelEnv } from './launch-data.ts'
+import type { ModelBase, ModelWrites } from './model-base.ts'
 import type { DataModelState } from './runtime.ts'
 
 export interface DeltaError {
@@ -29,10 +30,15 @@ export interface DeltaValidation {
   readonly errors: DeltaError[]
   /** Read-only or keyword elements in the delta; never applied. */
   readonly ignored: string[]
-  /** State after applying `accepted` to the previous state. */
+  /**
+   * State after applying `accepted` to the previous state; over a `base`, its values are a
+   * read-only view of the base with `writes`.
+   */
   readonly state: DataModelState
   /** Characters `state` holds: element names plus values (what `maxTotalChars` limits). */
   readonly chars: number
+  /** What the delta changed in the model: over a `base`, what `ModelBase.advance` takes. */
+  readonly writes: ModelWrites
 }
 
 export interface ValidateDeltaContext {
@@ -40,6 +46,11 @@ export interface ValidateDeltaContext {
   readonly initial: LaunchData
   /** State before this delta; default: the launch's initial state. */
   readonly state?: DataModelState
+  /**
+   * Instead of `state`: the state before this delta kept from the previous commit (model-base.ts).
+   * It is left as it was; the result's `writes` are what to fold into it once stored.
+   */
+  readonly base?: ModelBase
   readonly options?: DataModelOptions
 }
 
@@ -57,9 +68,10 @@ export function validateDelta(
   const ignored: string[] = []
   const accepted: Record<string, string> = {}
   const previous =
-    context.state?.version === version
+    context.base ??
+    (context.state?.version === version
       ? context.state.values
-      : initialValues(version, context.initial)
+      : initialValues(version, context.initial))
   const model = createDataModel(modelEnv(version, context.initial, context.options), previous)
   const code = (kind: FailureKind) => codeFor(version, kind)
   const generalError = version === '2004' ? 201 : 101
@@ -122,6 +134,7 @@ export function validateDelta(
     ignored,
     state: { version, values: model.values() },
     chars: model.size(),
+    writes: model.writes(),
   }
 }
 
