@@ -3,7 +3,7 @@
  * `mode`, so a foreign id reads and writes nothing; the one lookup by id alone, for calls whose
  * signed token names the session, is in `session.cross-tenant.repository.ts`.
  */
-import { type SqlBool, sql } from 'kysely'
+import { PostgresAdapter, type RawBuilder, type SqlBool, sql } from 'kysely'
 import { type KeysetPosition, newestFirstPage, type Page, pageOf } from '../../infra/db/keyset.ts'
 import { preparedQuery } from '../../infra/db/prepared-query.ts'
 import type { Executor } from '../../infra/db/schema.ts'
@@ -175,7 +175,8 @@ export interface SessionListFilter {
 /**
  * One page of sessions after `after` (the sort column's value and the id of the previous page's
  * last row) in list order. The cursor is a row-value comparison on `(sort column, id)`, a range
- * seek on the `sessions_scope_*` index that leads with the filter (migration 0020).
+ * seek on the index that leads with the filter: a `sessions_scope_*` index (migration 0020), or
+ * on PostgreSQL by `updated_at` a `session_activity` index (0026).
  */
 export async function listSessions(
   db: Executor,
@@ -198,19 +199,16 @@ export function listSessionsQuery(
   after?: KeysetPosition,
 ) {
   const sort = filter.sort ?? 'created_at'
+  if (sort === 'updated_at' && db.getExecutor().adapter instanceof PostgresAdapter) {
+    return byActivityQuery(db, scope, filter, limit, after)
+  }
   let query = db
     .selectFrom('sessions')
     .selectAll()
     .where('tenant_id', '=', scope.tenantId)
     .where('mode', '=', scope.mode)
   if (filter.package_id) query = query.where('package_id', '=', filter.package_id)
-  if (filter.learner_id) query = query.where('learner_id', '=', filter.learner_id)
-  if (filter.dispatch_id) query = query.where('dispatch_id', '=', filter.dispatch_id)
-  if (filter.completion_status)
-    query = query.where('completion_status', '=', filter.completion_status)
-  if (filter.success_status) query = query.where('success_status', '=', filter.success_status)
-  if (filter.from) query = query.where('created_at', '>=', new Date(filter.from).toISOString())
-  if (filter.to) query = query.where('created_at', '<', new Date(filter.to).toISOString())
+  for (const condition of filterConditions(filter, 'sessions')) query = query.where(condition)
   if ((filter.order ?? 'desc') === 'desc') return newestFirstPage(query, after, limit, sort)
   // Oldest first: the mirror of `newestFirstPage`, the same index walked forwards.
   const sortColumn = sql.ref(sort)
@@ -219,4 +217,56 @@ export function listSessionsQuery(
     .orderBy(sortColumn, 'asc')
     .orderBy(sql`id`, 'asc')
     .limit(limit + 1)
+}
+
+/**
+ * PostgreSQL's list by `updated_at`: a seek on `session_activity`'s index (by scope, or scope
+ * and package), each row's session read by its primary key.
+ */
+function byActivityQuery(
+  db: Executor,
+  scope: TenantScope,
+  filter: SessionListFilter,
+  limit: number,
+  after?: KeysetPosition,
+) {
+  let query = db
+    .selectFrom('session_activity as a')
+    .innerJoin('sessions as s', 's.id', 'a.session_id')
+    .selectAll('s')
+    .where('a.tenant_id', '=', scope.tenantId)
+    .where('a.mode', '=', scope.mode)
+  if (filter.package_id) query = query.where('a.package_id', '=', filter.package_id)
+  for (const condition of filterConditions(filter, 's')) query = query.where(condition)
+  const order = filter.order ?? 'desc'
+  if (after) {
+    const op = sql.raw(order === 'desc' ? '<' : '>')
+    query = query.where(
+      sql<SqlBool>`(a.updated_at, a.session_id) ${op} (${after.key}, ${after.id})`,
+    )
+  }
+  return query
+    .orderBy('a.updated_at', order)
+    .orderBy('a.session_id', order)
+    .limit(limit + 1)
+}
+
+/** The list's filters besides the scope and the package, on the columns of `table`. */
+function filterConditions(filter: SessionListFilter, table: 'sessions' | 's') {
+  const column = (name: keyof SessionsTable) => sql.ref(`${table}.${name}`)
+  const conditions: RawBuilder<SqlBool>[] = []
+  const equal = (name: keyof SessionsTable, value: string | undefined) => {
+    if (value) conditions.push(sql<SqlBool>`${column(name)} = ${value}`)
+  }
+  equal('learner_id', filter.learner_id)
+  equal('dispatch_id', filter.dispatch_id)
+  equal('completion_status', filter.completion_status)
+  equal('success_status', filter.success_status)
+  if (filter.from) {
+    conditions.push(sql<SqlBool>`${column('created_at')} >= ${new Date(filter.from).toISOString()}`)
+  }
+  if (filter.to) {
+    conditions.push(sql<SqlBool>`${column('created_at')} < ${new Date(filter.to).toISOString()}`)
+  }
+  return conditions
 }

@@ -23,6 +23,7 @@ import { lrsVersionsAndSeeksMigration } from './0022-lrs-versions-and-seeks.ts'
 import { reportRollupsMigration } from './0023-report-rollups.ts'
 import { reportLearnerSetsMigration } from './0024-report-learner-sets.ts'
 import { dropRedundantDispatchIndexMigration } from './0025-drop-redundant-dispatch-index.ts'
+import { sessionActivityMigration } from './0026-session-activity.ts'
 
 /**
  * Migrations are listed here in order, so they are bundled with the code instead of being
@@ -55,6 +56,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0023-report-rollups': reportRollupsMigration(dialect),
         '0024-report-learner-sets': reportLearnerSetsMigration(dialect),
         '0025-drop-redundant-dispatch-index': dropRedundantDispatchIndexMigration(dialect),
+        '0026-session-activity': sessionActivityMigration(dialect),
       }
     },
   }

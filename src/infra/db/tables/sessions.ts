@@ -151,8 +151,22 @@ export interface GlobalObjectivesTable {
   updated_at: string
 }
 
+/**
+ * PostgreSQL only: a session's `updated_at` with its scope and package, for the list by
+ * `updated_at` (migration 0026). Written only by triggers on `sessions`, so that a commit's
+ * session row is updated in place (no index of `sessions` holds `updated_at` there).
+ */
+export interface SessionActivityTable {
+  session_id: string
+  tenant_id: string
+  mode: Mode
+  package_id: string
+  updated_at: string
+}
+
 export interface SessionTables {
   sessions: SessionsTable
+  session_activity: SessionActivityTable
   sco_states: ScoStatesTable
   sco_values: ScoValuesTable
   sco_deliveries: ScoDeliveriesTable
