@@ -1,7 +1,12 @@
 import type { Executor } from '../../infra/db/schema.ts'
 import type { ScoStatesTable } from '../../infra/db/tables/sessions.ts'
 import { recordRuntimeWarnings } from '../packages/package.repository.ts'
-import { DEFAULT_MAX_TOTAL_CHARS, type Delta, validateDelta } from '../scorm/data-model/index.ts'
+import {
+  type DataModelOptions,
+  DEFAULT_MAX_TOTAL_CHARS,
+  type Delta,
+  validateDelta,
+} from '../scorm/data-model/index.ts'
 import { scopeOfSession, toSessionSummary } from '../sessions/session.mapper.ts'
 import { type ProgressInput, updateSessionProgress } from '../sessions/session-progress.ts'
 import { reportedResults } from './attempt-sequencing.ts'
@@ -12,7 +17,7 @@ import {
   saveScoState,
   sizeChange,
 } from './delivery-record.ts'
-import type { LiveDelivery } from './live-deliveries.ts'
+import type { DeliveryChanges, LiveDelivery } from './live-deliveries.ts'
 import * as repo from './runtime.repository.ts'
 import type { Loaded } from './runtime.types.ts'
 import { type RefusedValue, runtimeWarnings } from './runtime-warnings.ts'
@@ -38,6 +43,8 @@ export interface Outcome {
   answer: Answer
   /** The delivery after the commit; null once it ended; absent when the commit changed nothing. */
   next?: LiveDelivery | null
+  /** What the commit changed in `next`'s values and record, to fold in once it is stored. */
+  changes?: DeliveryChanges
 }
 
 /**
@@ -51,27 +58,31 @@ export async function apply(
   live: LiveDelivery,
   input: CommitInput,
   at: string,
+  options: DataModelOptions,
 ): Promise<Outcome | null> {
   const { loaded } = live
   const { delta } = input
-  const result = validate(live, delta)
+  const result = validate(live, delta, options)
   const written = delta.final
     ? await writeFinal(trx, live, result, delta.seq, at)
     : await writeStep(trx, live, result, delta.seq, at)
   if (!written) return null
   await recordBesides(trx, loaded, input, result, at)
-  return { answer: appliedAnswer(delta, result, written.session), next: written.next }
+  const answer = appliedAnswer(delta, result, written.session)
+  return { answer, next: written.next, ...(written.changes && { changes: written.changes }) }
 }
 
 export type Validated = ReturnType<typeof validateDelta>
 
-/** The delta checked against the delivery's values by the data model, within its budget. */
-export function validate(live: LiveDelivery, delta: Delta): Validated {
-  const { loaded } = live
-  return validateDelta(loaded.version, delta, {
+/**
+ * The delta checked against the delivery's values by the data model, with the session's
+ * `options` (read for each commit), within the attempt's budget.
+ */
+export function validate(live: LiveDelivery, delta: Delta, options: DataModelOptions): Validated {
+  return validateDelta(live.loaded.version, delta, {
     initial: live.launchData,
     base: live.model,
-    options: { ...loaded.options, maxTotalChars: modelBudget(live) },
+    options: { ...options, maxTotalChars: modelBudget(live, options) },
   })
 }
 
@@ -90,6 +101,7 @@ export function appliedAnswer(delta: Delta, result: Validated, session: Loaded['
 interface Written {
   session: Loaded['session']
   next: LiveDelivery | null
+  changes?: DeliveryChanges
 }
 
 /** The commit's compare-and-set position on the SCO row, and the launch's data after it. */
@@ -135,28 +147,36 @@ async function writeStep(
     loaded.session,
     stepProgress(live, changed, launch.values, states, at),
   )
-  return { session, next: stepped(live, { ...loaded, session }, states, seq, result, changed) }
+  return {
+    session,
+    next: stepped(live, { ...loaded, session }, states, seq, changed),
+    changes: { writes: result.writes, record: changed },
+  }
 }
 
 /**
- * The delivery as a commit that continues it leaves it, its changes pending until it is
- * remembered (`LiveDelivery.pending`).
+ * The delivery as a commit that continues it leaves it, before the commit's changes are folded
+ * into its values and record (`LiveDeliveries.remember`).
  */
 export function stepped(
   live: LiveDelivery,
   loaded: Loaded,
   states: ScoStatesTable[],
   seq: number,
-  result: Validated,
   changed: Readonly<Record<string, string>>,
 ): LiveDelivery {
+  // Every field named, in the order of `LiveDelivery` (as `#applyFresh` builds one): entries
+  // of one shape keep the property reads of each commit monomorphic.
   return {
-    ...live,
+    deliveryId: live.deliveryId,
+    itemId: live.itemId,
     lastSeq: seq,
+    launchData: live.launchData,
     loaded,
     states,
+    model: live.model,
+    record: live.record,
     recordChars: live.recordChars + sizeChange(live.record, changed),
-    pending: { writes: result.writes, record: changed },
   }
 }
 
@@ -216,7 +236,7 @@ export function writesBesides(loaded: Loaded, input: CommitInput, result: Valida
  * How large the delivery's data model may grow: by what the attempt has left of its limit. The
  * player's model gets the same budget at launch (`deliveryOptions`), so both refuse alike.
  */
-function modelBudget(live: LiveDelivery): number {
-  const limit = live.loaded.options.maxTotalChars ?? DEFAULT_MAX_TOTAL_CHARS
+function modelBudget(live: LiveDelivery, options: DataModelOptions): number {
+  const limit = options.maxTotalChars ?? DEFAULT_MAX_TOTAL_CHARS
   return live.model.size + Math.max(0, limit - attemptChars(live.states))
 }

@@ -1,3 +1,4 @@
+import type { DataModelOptions } from '../scorm/data-model/index.ts'
 import { scopeOfSession } from '../sessions/session.mapper.ts'
 import { progressRowOnly } from '../sessions/session-progress.ts'
 import {
@@ -33,11 +34,12 @@ export async function applyAtOnce(
   live: LiveDelivery,
   input: CommitInput,
   at: string,
+  options: DataModelOptions,
 ): Promise<Outcome | null | undefined> {
   const { loaded } = live
   const { delta } = input
   if (delta.final) return undefined
-  const result = validate(live, delta)
+  const result = validate(live, delta, options)
   if (writesBesides(loaded, input, result)) return undefined
   const { commit, launch } = commitOf(live, result, delta.seq)
   const changed = changedElements(live.record, result.accepted)
@@ -54,6 +56,7 @@ export async function applyAtOnce(
   }
   return {
     answer: appliedAnswer(delta, result, session),
-    next: stepped(live, { ...loaded, session }, states, delta.seq, result, changed),
+    next: stepped(live, { ...loaded, session }, states, delta.seq, changed),
+    changes: { writes: result.writes, record: changed },
   }
 }

@@ -29,31 +29,27 @@ export interface LiveDelivery {
   readonly record: Readonly<Record<string, string>>
   /** Characters of `record` (element names plus values, `valuesChars`), kept as commits change it. */
   readonly recordChars: number
-  /**
-   * On the entry a commit leaves (`Outcome.next`): what the commit changed, folded into `model`
-   * and `record` when the entry is remembered — after the commit is stored, never before.
-   */
-  readonly pending?: DeliveryChanges
 }
 
-/** What a commit changed in its delivery's values and in its SCO's record. */
+/**
+ * What a commit changed in its delivery's values and in its SCO's record: folded into the
+ * `model` and `record` of the entry it leaves when that entry is remembered — after the commit is
+ * stored, never before.
+ */
 export interface DeliveryChanges {
   readonly writes: ModelWrites
   readonly record: Readonly<Record<string, string>>
 }
 
 /**
- * The entry with its pending changes folded in, in place: the model and record are shared with
- * the entry the commit started from, which is superseded. A commit of the same delivery still in
+ * Folds a commit's changes into its entry, in place: the model and record are shared with the
+ * entry the commit started from, which is superseded. A commit of the same delivery still in
  * flight from that entry then reads the later values, but its compare-and-set (on `lastSeq`)
  * fails and it rereads the rows, so nothing it read is ever written.
  */
-function settled(entry: LiveDelivery): LiveDelivery {
-  const { pending, ...rest } = entry
-  if (!pending) return entry
-  rest.model.advance(pending.writes)
-  Object.assign(rest.record as Record<string, string>, pending.record)
-  return rest
+function fold(entry: LiveDelivery, changes: DeliveryChanges): void {
+  entry.model.advance(changes.writes)
+  Object.assign(entry.record as Record<string, string>, changes.record)
 }
 
 /** Open deliveries remembered at most (oldest forgotten first); a forgotten one is reread. */
@@ -84,18 +80,20 @@ export class LiveDeliveries {
   }
 
   /**
-   * Keeps `entry` (its pending changes folded in) unless a later state of the same delivery is
-   * already kept. Only for an entry whose commit is stored.
+   * Keeps `entry`, with the `changes` of the commit that left it folded in, unless a later state
+   * of the same delivery is already kept. Only for an entry whose commit is stored.
    */
-  remember(next: LiveDelivery): void {
-    const known = this.#entries.get(next.deliveryId)
-    if (known && known.entry.lastSeq >= next.lastSeq) return
-    this.forget(next.deliveryId)
-    const entry = settled(next)
+  remember(entry: LiveDelivery, changes?: DeliveryChanges): void {
+    const known = this.#entries.get(entry.deliveryId)
+    if (known && known.entry.lastSeq >= entry.lastSeq) return
+    this.forget(entry.deliveryId)
+    if (changes) fold(entry, changes)
     const kept = { entry, weight: weight(entry) }
     if (kept.weight > this.#maxChars) return
-    for (const oldest of this.#entries.keys()) {
-      if (this.#entries.size < this.#capacity && this.#chars + kept.weight <= this.#maxChars) break
+    // Oldest first: a Map iterates in insertion order, and a remembered entry is reinserted.
+    while (this.#entries.size >= this.#capacity || this.#chars + kept.weight > this.#maxChars) {
+      const oldest = this.#entries.keys().next().value
+      if (oldest === undefined) break
       this.forget(oldest)
     }
     this.#entries.set(entry.deliveryId, kept)

@@ -73,8 +73,7 @@ export class RuntimeCommits {
           const live = this.#live.get(deliveryId)
           if (live && continues(live, sessionId, delta)) {
             const options = await this.#deps.options(trx, live.loaded.session)
-            const current = { ...live, loaded: { ...live.loaded, options } }
-            const applied = await apply(trx, current, input, at)
+            const applied = await apply(trx, live, input, at, options)
             if (applied) return applied
           }
           return this.#applyFresh(trx, sessionId, input, at)
@@ -85,7 +84,7 @@ export class RuntimeCommits {
     }
     // Only now, after COMMIT (or the one statement): what is remembered is never ahead of the
     // database.
-    if (outcome.next) this.#live.remember(outcome.next)
+    if (outcome.next) this.#live.remember(outcome.next, outcome.changes)
     else if (outcome.next === null) this.#live.forget(deliveryId)
     return outcome.answer
   }
@@ -106,8 +105,7 @@ export class RuntimeCommits {
     if (!db || !live || !continues(live, sessionId, input.delta)) return undefined
     const at = this.#deps.clock.now().toISOString()
     const options = await this.#deps.options(db, live.loaded.session)
-    const current = { ...live, loaded: { ...live.loaded, options } }
-    const outcome = await applyAtOnce(batches, current, input, at)
+    const outcome = await applyAtOnce(batches, live, input, at, options)
     if (outcome === null) this.#live.forget(input.deliveryId)
     return outcome ?? undefined
   }
@@ -164,7 +162,7 @@ export class RuntimeCommits {
       record,
       recordChars: valuesChars(record),
     }
-    const applied = await apply(trx, live, input, at)
+    const applied = await apply(trx, live, input, at, loaded.options)
     if (!applied) {
       throw new AppError(
         'conflict',

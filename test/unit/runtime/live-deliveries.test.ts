@@ -59,18 +59,16 @@ test("a commit's changes reach the kept values and record when it is remembered,
   const first = delivery('a', 1)
   live.remember(first)
   const writes = { values: new Map([['v', 'new']]), counts: new Map([['c', 2]]), size: 4 }
-  const next = { ...first, lastSeq: 2, pending: { writes, record: { r: 'new', s: 'added' } } }
-  assert.equal(first.model.get('v'), 'x'.repeat(9), 'nothing folded while the commit is pending')
-  live.remember(next)
+  const next = { ...first, lastSeq: 2 }
+  assert.equal(first.model.get('v'), 'x'.repeat(9), 'nothing folded before it is remembered')
+  live.remember(next, { writes, record: { r: 'new', s: 'added' } })
   const kept = live.get('a')
-  assert.equal(kept?.pending, undefined)
   assert.equal(kept?.model.get('v'), 'new')
   assert.equal(kept?.model.count('c'), 2)
   assert.equal(kept?.model.size, 4)
   assert.deepEqual({ ...kept?.record }, { r: 'new', s: 'added' })
 
-  const stale = { ...first, lastSeq: 2, pending: { writes, record: { r: 'stale' } } }
   live.remember({ ...kept, lastSeq: 3 } as LiveDelivery)
-  live.remember(stale)
+  live.remember({ ...first, lastSeq: 2 }, { writes, record: { r: 'stale' } })
   assert.equal(live.get('a')?.record.r, 'new', 'a superseded commit folds nothing')
 })
