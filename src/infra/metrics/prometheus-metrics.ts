@@ -95,6 +95,10 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     labelNames: ['task'] as const,
     registers,
   })
+  // Every request and commit observes one series: its child is found by one string key here
+  // rather than by prom-client hashing a label object on each call (none of these is reset).
+  const httpSeries = new Map<string, ReturnType<typeof http.labels>>()
+  const commitSeries = new Map<CommitOutcome, ReturnType<typeof commits.labels>>()
   // A task that drained keeps its series at 0 instead of vanishing (an alert on a missing
   // series reads as "no data", not as "healthy").
   const seenTasks = new Set<string>()
@@ -125,18 +129,23 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
       return registry.metrics()
     },
     httpRequest(sample: HttpRequestSample) {
-      http.observe(
-        {
-          origin: sample.origin,
-          route: sample.route,
-          method: sample.method,
-          status_class: `${Math.floor(sample.statusCode / 100)}xx`,
-        },
-        sample.seconds,
-      )
+      const statusClass = `${Math.floor(sample.statusCode / 100)}xx`
+      const key = `${sample.origin} ${sample.method} ${statusClass} ${sample.route}`
+      let series = httpSeries.get(key)
+      if (!series) {
+        const { origin, route, method } = sample
+        series = http.labels({ origin, route, method, status_class: statusClass })
+        httpSeries.set(key, series)
+      }
+      series.observe(sample.seconds)
     },
     runtimeCommit(outcome: CommitOutcome) {
-      commits.inc({ outcome })
+      let series = commitSeries.get(outcome)
+      if (!series) {
+        series = commits.labels({ outcome })
+        commitSeries.set(outcome, series)
+      }
+      series.inc()
     },
     webhookAttempt(outcome: WebhookAttemptOutcome, seconds: number) {
       webhookAttempts.inc({ outcome })
