@@ -9,7 +9,8 @@
  *
  * `learners` is the number of connections (one request in flight each); every commit goes to a
  * learner with no commit in flight, so each learner's commits arrive in order.
- * BENCH_INTERACTIONS=n: each learner first records a quiz of n interactions (8 elements each)
+ * Each load first runs BENCH_WARMUP_SECONDS (default 3) unmeasured, so every round measures a
+ * warm server. BENCH_INTERACTIONS=n: each learner first records a quiz of n interactions (8 elements each)
  * in one commit, so the measured commits run against a record of that size (default 0): a
  * commit must cost what it changes, not what the attempt holds.
  * BENCH_DATABASE_URL=postgres://… runs the server on PostgreSQL, in a fresh database made beside
@@ -43,6 +44,8 @@ const here = dirname(fileURLToPath(import.meta.url))
 const seconds = Number(process.argv[2] ?? 6)
 const learners = Number(process.argv[3] ?? 200)
 const rounds = Number(process.argv[4] ?? 5)
+/** BENCH_WARMUP_SECONDS: each load runs this long, unmeasured, before the rounds (default 3). */
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3)
 /** BENCH_INTERACTIONS=n: each learner's record holds n interactions (8 elements each) first. */
 const interactions = Number(process.env.BENCH_INTERACTIONS ?? 0)
 
@@ -193,15 +196,14 @@ interface Phase {
 
 type Player = Awaited<ReturnType<typeof setup>>[number]
 
-async function drive(url: string, requests: Parameters<typeof autocannon>[0]['requests']) {
+async function drive(
+  url: string,
+  requests: Parameters<typeof autocannon>[0]['requests'],
+  duration = seconds,
+) {
   const stopDatabase = postgres ? await startGroupCpu(() => postgres.backends()) : null
   const stop = startCpu([server.pid])
-  const r: CannonResult = await autocannon({
-    url,
-    connections: learners,
-    duration: seconds,
-    requests,
-  })
+  const r: CannonResult = await autocannon({ url, connections: learners, duration, requests })
   const cpu = stop()
   const database = await stopDatabase?.()
   const phase: Phase = {
@@ -294,6 +296,10 @@ try {
   console.log(
     `${learners} connections, ${rounds} rounds of ${seconds} s per load, ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, one server process; load average ${loadavg()[0]?.toFixed(1)} (shared 2-core machine)`,
   )
+  // Untimed: both loads once, so that round 1 measures a warm server as the others do (the
+  // commit path's code is compiled during its first seconds; /healthz's during start-up).
+  await drive(api, [{ path: '/healthz' }], warmupSeconds)
+  await drive(content, commitRequests(players), warmupSeconds)
   console.log(`${''.padEnd(22)} throughput  per server CPU   server  client  saturated`)
   for (let round = 1; round <= rounds; round++) {
     const health = await drive(api, [{ path: '/healthz' }])
