@@ -95,10 +95,6 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     labelNames: ['task'] as const,
     registers,
   })
-  // Every request and commit observes one series: its child is found by one string key here
-  // rather than by prom-client hashing a label object on each call (none of these is reset).
-  const httpSeries = new Map<string, ReturnType<typeof http.labels>>()
-  const commitSeries = new Map<CommitOutcome, ReturnType<typeof commits.labels>>()
   // A task that drained keeps its series at 0 instead of vanishing (an alert on a missing
   // series reads as "no data", not as "healthy").
   const seenTasks = new Set<string>()
@@ -129,23 +125,18 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
       return registry.metrics()
     },
     httpRequest(sample: HttpRequestSample) {
-      const statusClass = `${Math.floor(sample.statusCode / 100)}xx`
-      const key = `${sample.origin} ${sample.method} ${statusClass} ${sample.route}`
-      let series = httpSeries.get(key)
-      if (!series) {
-        const { origin, route, method } = sample
-        series = http.labels({ origin, route, method, status_class: statusClass })
-        httpSeries.set(key, series)
-      }
-      series.observe(sample.seconds)
+      http.observe(
+        {
+          origin: sample.origin,
+          route: sample.route,
+          method: sample.method,
+          status_class: `${Math.floor(sample.statusCode / 100)}xx`,
+        },
+        sample.seconds,
+      )
     },
     runtimeCommit(outcome: CommitOutcome) {
-      let series = commitSeries.get(outcome)
-      if (!series) {
-        series = commits.labels({ outcome })
-        commitSeries.set(outcome, series)
-      }
-      series.inc()
+      commits.inc({ outcome })
     },
     webhookAttempt(outcome: WebhookAttemptOutcome, seconds: number) {
       webhookAttempts.inc({ outcome })
