@@ -4,19 +4,23 @@
  * least 70 % of nginx's requests on the mixed and on the small-files workload. Requests per
  * wall second are reported too, with each side's CPU and which was saturated: on a 2-core
  * machine the load generator competes with the server, so wall-clock figures measure it.
- *   node bench/content.bench.ts [seconds=10] [connections=50] [rounds=1] [pipelining=4]
+ *   node bench/content.bench.ts [seconds=10] [connections=50] [rounds=1] [pipelining=1]
  *   BENCH_WORKLOADS=small,video to run only some of mixed, small, video.
  *
  * Our server runs in a child process (this file with `--serve`): the real content app on the
  * fs blob store, holding a package ingested through `createFromZip`. nginx, when
- * /usr/sbin/nginx (or BENCH_NGINX) exists, runs as the current user with a temp config, one worker (our server
- * is one Node process too), sendfile on, no access log, and the same security headers.
- * autocannon drives each for the same fixed duration after a short warm-up, alternating between
- * the two servers when there are several rounds (the median run is kept). Pipelined requests
- * (HTTP/1.1, the same depth for both servers) spare the client CPU so that the server can
- * saturate. Server CPU is read from /proc/<pid>/stat before and after each run (nginx runs with
- * master_process off, so its one process is its worker); the load average is printed too,
- * since a shared machine skews everything.
+ * /usr/sbin/nginx (or BENCH_NGINX) exists, runs as the current user with a temp config, one
+ * worker (our server is one Node process too), sendfile on, no access log, and the same
+ * security headers. wrk (Debian's `wrk`; wrk.ts) drives each for the same fixed duration after a
+ * short warm-up, one request in flight per connection as a browser sends them, alternating
+ * between the servers when there are several rounds (each round is printed; the median run is
+ * kept). wrk costs so little CPU per request that every server saturates a core: with
+ * autocannon (the fallback without wrk, and for pipelined runs) the client saturated first,
+ * unless requests were pipelined — and Node's server answers a pipeline one write per answer
+ * while nginx corks it into one, which favoured nginx on traffic no browser sends. Server CPU
+ * is read from /proc/<pid>/stat before and after each run (nginx runs with master_process off,
+ * so its one process is its worker); the load average is printed too, since a shared machine
+ * skews everything.
  * A third server, bare `node:http` answering the same files from memory with the same headers
  * (`--bare`; BENCH_BARE=0 leaves it out), is measured alike: the floor any Node server pays.
  * Results go to bench/results/content.json.
@@ -40,7 +44,9 @@ import {
   type CpuUse,
   perServerCpuSecond,
   startCpu,
+  withClientCpu,
 } from './server-cpu.ts'
+import { runWrk, wrkAvailable } from './wrk.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
 /** BENCH_NGINX: the nginx binary (default /usr/sbin/nginx; an unpacked .deb works too). */
@@ -344,16 +350,36 @@ interface Measured {
   cpu: CpuUse
 }
 
+/**
+ * One measured run (after a 2 s warm-up: JIT, caches) by the load generator in use: wrk, whose
+ * own CPU it reports itself (wrk.ts); autocannon, in this process, when wrk is not installed,
+ * for pipelined runs, or with BENCH_CLIENT=autocannon.
+ */
 async function measure(
   port: number,
   requests: CannonRequest[],
-  seconds: number,
-  connections: number,
-  pipelining: number,
+  options: RunOptions,
   server: ChildProcess,
 ): Promise<Measured> {
   const url = `http://127.0.0.1:${port}`
-  await autocannon({ url, connections, pipelining, duration: 2, requests }) // warm-up: JIT, cache
+  const { seconds, connections, pipelining } = options
+  if (options.client === 'wrk') {
+    await runWrk({ url, connections, seconds: 2, requests })
+    const stopCpu = startCpu([server.pid])
+    const result = await runWrk({ url, connections, seconds, requests })
+    const cpu = withClientCpu(stopCpu(), result.clientCpuSeconds)
+    return {
+      requestsPerSecond: result.requests / result.wallSeconds,
+      megabytesPerSecond: result.bytes / result.wallSeconds / 1e6,
+      p50Ms: result.p50Ms,
+      p99Ms: result.p99Ms,
+      errors: result.errors,
+      non2xx: result.non2xx,
+      requestsPerServerCpuSecond: perServerCpuSecond(result.requests, cpu),
+      cpu,
+    }
+  }
+  await autocannon({ url, connections, pipelining, duration: 2, requests })
   const stopCpu = startCpu([server.pid])
   const result = await autocannon({ url, connections, pipelining, duration: seconds, requests })
   const cpu = stopCpu()
@@ -367,6 +393,13 @@ async function measure(
     requestsPerServerCpuSecond: perServerCpuSecond(result.requests.total, cpu),
     cpu,
   }
+}
+
+interface RunOptions {
+  seconds: number
+  connections: number
+  pipelining: number
+  client: 'wrk' | 'autocannon'
 }
 
 /** The run with the median requests/s. */
@@ -391,11 +424,28 @@ function describe(name: string, m: Measured): string {
   return `${name.padEnd(14)} ${m.requestsPerSecond.toFixed(0).padStart(7)} req/s ${perCpu.padStart(7)} req/server-CPU-s ${m.megabytesPerSecond.toFixed(0).padStart(5)} MB/s  server ${pct(m.cpu.serverCorePercent)} client ${pct(m.cpu.clientCorePercent)} ${m.cpu.saturated.padEnd(7)} p50 ${m.p50Ms} ms p99 ${m.p99Ms} ms${bad}`
 }
 
+/** One round's figures side by side: the spread between rounds is part of the result. */
+function describeRound(name: string, ours: Measured, nginx: Measured | null): string {
+  const perCpu = (m: Measured) => m.requestsPerServerCpuSecond ?? 0
+  const cores = (m: Measured) =>
+    `server ${m.cpu.serverCorePercent?.toFixed(0)} % client ${m.cpu.clientCorePercent.toFixed(0)} %`
+  const line = `${name}: ours ${perCpu(ours).toFixed(0)}/server-CPU-s (${cores(ours)})`
+  if (!nginx) return line
+  const ratio = ((perCpu(ours) / perCpu(nginx)) * 100).toFixed(0)
+  return `${line}, nginx ${perCpu(nginx).toFixed(0)} (${cores(nginx)}): ${ratio} %`
+}
+
 async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 10)
   const connections = Number(process.argv[3] ?? 50)
   const rounds = Number(process.argv[4] ?? 1)
-  const pipelining = Number(process.argv[5] ?? 4)
+  const pipelining = Number(process.argv[5] ?? 1)
+  // wrk cannot pipeline scripted requests (wrk.ts); autocannon can.
+  const client =
+    pipelining > 1 || process.env.BENCH_CLIENT === 'autocannon' || !wrkAvailable()
+      ? 'autocannon'
+      : 'wrk'
+  const run: RunOptions = { seconds, connections, pipelining, client }
   const work = mkdtempSync(join(tmpdir(), 'cp-bench-content-'))
   const children: ChildProcess[] = []
   try {
@@ -425,7 +475,7 @@ async function main(): Promise<void> {
     ]) as Workload[]
     const results: Record<string, unknown> = {}
     console.log(
-      `${seconds} s per run, ${connections} connections × ${pipelining} pipelined, ${rounds} round(s), ${names.length} small files; load average ${loadavg()[0]?.toFixed(1)} (shared 2-core machine)`,
+      `${seconds} s per run, ${client}, ${connections} connections × ${pipelining} pipelined, ${rounds} round(s), ${names.length} small files; load average ${loadavg()[0]?.toFixed(1)} (shared 2-core machine)`,
     )
     console.log(
       `${''.padEnd(14)} throughput   per server CPU          bytes   CPU (100 % = one core), saturated`,
@@ -437,19 +487,12 @@ async function main(): Promise<void> {
       const nginxRuns: Measured[] = []
       const bareRuns: Measured[] = []
       for (let round = 0; round < rounds; round++) {
-        oursRuns.push(
-          await measure(ours.port, requests, seconds, connections, pipelining, ours.child),
-        )
-        if (nginx) {
-          nginxRuns.push(
-            await measure(nginx.port, requests, seconds, connections, pipelining, nginx.child),
-          )
-        }
-        if (bare) {
-          bareRuns.push(
-            await measure(bare.port, requests, seconds, connections, pipelining, bare.child),
-          )
-        }
+        const oursRun = await measure(ours.port, requests, run, ours.child)
+        oursRuns.push(oursRun)
+        const nginxRun = nginx ? await measure(nginx.port, requests, run, nginx.child) : null
+        if (nginxRun) nginxRuns.push(nginxRun)
+        if (bare) bareRuns.push(await measure(bare.port, requests, run, bare.child))
+        if (rounds > 1) console.log(describeRound(`${kind} round ${round + 1}`, oursRun, nginxRun))
       }
       const oursResult = median(oursRuns)
       console.log(describe(`${kind}: ours`, oursResult))
@@ -486,6 +529,7 @@ async function main(): Promise<void> {
       seconds,
       connections,
       pipelining,
+      client,
       rounds,
       loadAverageAtEnd: loadavg()[0],
       files: { small: names.length, videoBytes: VIDEO_BYTES, rangeBytes: RANGE_BYTES },

@@ -70,6 +70,19 @@ export function startCpu(pids: ReadonlyArray<number | undefined>): () => CpuUse 
   }
 }
 
+/**
+ * The phase with the client's CPU taken from a load generator in its own process (wrk) rather
+ * than from this one, which only waited for it.
+ */
+export function withClientCpu(cpu: CpuUse, clientCpuSeconds: number): CpuUse {
+  const clientCorePercent = (clientCpuSeconds / cpu.wallSeconds) * 100
+  return {
+    ...cpu,
+    clientCorePercent,
+    saturated: saturation(cpu.serverCorePercent, clientCorePercent),
+  }
+}
+
 /** Requests (or rows) per second of server CPU; null when the CPU time is unknown or zero. */
 export function perServerCpuSecond(count: number, cpu: CpuUse): number | null {
   return cpu.serverCpuSeconds ? count / cpu.serverCpuSeconds : null
