@@ -509,7 +509,21 @@ async function main(): Promise<void> {
         console.log(
           `${kind}: courseport = ${cpuRatio === null ? 'n/a' : (cpuRatio * 100).toFixed(0)} % of nginx per server CPU${target}; ${(ratio * 100).toFixed(0)} % by throughput`,
         )
-        Object.assign(entry, { nginx: nginxResult, ratio, cpuRatio })
+        // Each round's pair was measured minutes apart from the others: a machine that drifts
+        // between rounds moves the medians above apart, not a round's own ratio.
+        const roundCpuRatios = oursRuns.map(
+          (o, i) =>
+            (o.requestsPerServerCpuSecond ?? 0) / (nginxRuns[i]?.requestsPerServerCpuSecond ?? 1),
+        )
+        if (rounds > 1) {
+          const sorted = [...roundCpuRatios].sort((a, b) => a - b)
+          const middle = sorted[Math.floor(sorted.length / 2)] ?? 0
+          const list = roundCpuRatios.map((r) => (r * 100).toFixed(0)).join(', ')
+          console.log(
+            `${kind}: per round ${list} % of nginx per server CPU (median ${(middle * 100).toFixed(0)} %)`,
+          )
+        }
+        Object.assign(entry, { nginx: nginxResult, ratio, cpuRatio, roundCpuRatios })
       }
       if (bare) {
         const bareResult = median(bareRuns)
