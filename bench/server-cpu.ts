@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 
 /** USER_HZ: the unit of utime/stime in /proc/<pid>/stat (100 on every Linux we run on). */
-const CLOCK_TICKS = 100
+export const CLOCK_TICKS = 100
 
 /** CPU seconds (user + system, every thread) a process has used so far; null off Linux. */
 export function cpuSeconds(pid: number | undefined): number | null {

@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { CLOCK_TICKS } from './server-cpu.ts'
 
 /** BENCH_WRK: the wrk binary (default /usr/bin/wrk). */
 export const WRK = process.env.BENCH_WRK ?? '/usr/bin/wrk'
@@ -86,9 +87,6 @@ done = function(summary, latency, _)
 end
 `
 }
-
-/** USER_HZ, as in server-cpu.ts. */
-const CLOCK_TICKS = 100
 
 /** Runs wrk once with one thread; its figures, or an error with its output. */
 export async function runWrk(options: WrkOptions): Promise<WrkResult> {
