@@ -13,6 +13,10 @@
  * warm server. BENCH_INTERACTIONS=n: each learner first records a quiz of n interactions (8 elements each)
  * in one commit, so the measured commits run against a record of that size (default 0): a
  * commit must cost what it changes, not what the attempt holds.
+ * BENCH_SESSIONS=n: before the learners launch, n finished sessions are written by SQL into
+ * the package they commit in (bulk-sessions.ts; PostgreSQL then analyzes them, as autovacuum
+ * would), so each commit's statements run against tables and indexes of a real tenant's size,
+ * not 200 rows (default 100 000; 0: none).
  * BENCH_DATABASE_URL=postgres://… runs the server on PostgreSQL, in a fresh database made beside
  * the one named (dropped afterwards). The server CPU is then the Node process's; PostgreSQL's
  * backends serving that database (found in pg_stat_activity, their CPU read from /proc, so the
@@ -29,8 +33,11 @@ import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { sql } from 'kysely'
 import pg from 'pg'
 import { Agent, request } from 'undici'
+import { openDatabase } from '../src/infra/db/database.ts'
+import { insertSessions, target } from './bulk-sessions.ts'
 import {
   autocannon,
   type CannonResult,
@@ -48,6 +55,8 @@ const rounds = Number(process.argv[4] ?? 5)
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3)
 /** BENCH_INTERACTIONS=n: each learner's record holds n interactions (8 elements each) first. */
 const interactions = Number(process.env.BENCH_INTERACTIONS ?? 0)
+/** BENCH_SESSIONS=n: finished sessions in the learners' package before they launch. */
+const builtSessions = Number(process.env.BENCH_SESSIONS ?? 100_000)
 
 // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops (for finding
 // where a request's CPU goes; profiling slows it, so figures from such a run are not quoted).
@@ -95,7 +104,12 @@ const server = spawn(process.execPath, [...profileArgs, join(here, 'bench-server
 const line = await new Promise<string>((resolve) =>
   createInterface({ input: server.stdout }).once('line', resolve),
 )
-const { api, content, key } = JSON.parse(line) as { api: string; content: string; key: string }
+const { api, content, key, dataDir } = JSON.parse(line) as {
+  api: string
+  content: string
+  key: string
+  dataDir: string
+}
 const agent = new Agent({ connections: learners, pipelining: 1 })
 
 async function call(
@@ -132,6 +146,23 @@ function interactionValues(count: number): Record<string, string> {
   return values
 }
 
+/** `builtSessions` finished attempts in the package, written into the server's database. */
+async function buildSessions(packageId: string) {
+  if (builtSessions <= 0) return
+  const db = openDatabase(postgres?.url ?? `sqlite:${join(dataDir, 'courseport.db')}`)
+  try {
+    const started = performance.now()
+    const t = await target(db, packageId)
+    await insertSessions(db, t, 'ses_built_', `'${t.tenantId}'`, 0, builtSessions)
+    if (db.dialect === 'postgres') await sql`analyze`.execute(db.kysely)
+    console.log(
+      `${builtSessions} finished sessions built in the package in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    )
+  } finally {
+    await db.close()
+  }
+}
+
 async function setup() {
   const zip = readFileSync(join(here, '../../shared/fixtures/scorm/golf/singlescobasic.zip'))
   const form = new FormData()
@@ -143,6 +174,7 @@ async function setup() {
       headers: { authorization: `Bearer ${key}` },
     })
   ).json()) as { package: { id: string } }
+  await buildSessions(uploaded.package.id)
   const players = []
   for (let i = 0; i < learners; i++) {
     const launched = await call(

@@ -31,6 +31,7 @@ import { type Db, openDatabase } from '../src/infra/db/database.ts'
 import type { Dialect } from '../src/infra/db/schema.ts'
 import { randomBase62 } from '../src/shared/ids.ts'
 import { type BenchServer, startBenchServer, uploadGolfPackage } from './bench-server.client.ts'
+import { insertSessions, type Target, target } from './bulk-sessions.ts'
 import { type CpuUse, startCpu } from './server-cpu.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -55,52 +56,6 @@ async function get(server: BenchServer, path: string) {
   const text = await res.body.text()
   if (res.statusCode >= 300) throw new Error(`GET ${path}: ${res.statusCode} ${text}`)
   return JSON.parse(text) as { sessions: unknown[]; next_cursor: string | null }
-}
-
-interface Target {
-  tenantId: string
-  packageId: string
-  versionId: string
-}
-
-async function target(db: Db, packageId: string): Promise<Target> {
-  const row = await db.kysely
-    .selectFrom('packages')
-    .select(['tenant_id', 'active_version_id'])
-    .where('id', '=', packageId)
-    .executeTakeFirstOrThrow()
-  return { tenantId: row.tenant_id, packageId, versionId: row.active_version_id ?? '' }
-}
-
-/** Sessions `from+1 … to` as finished attempts, by one INSERT … SELECT per call. */
-async function insertSessions(
-  db: Db,
-  t: Target,
-  prefix: string,
-  tenantSql: string,
-  from: number,
-  to: number,
-) {
-  if (to <= from) return
-  const pg_ = db.dialect === 'postgres'
-  const at = pg_
-    ? `to_char(timestamp '2024-01-01' + i * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-    : `strftime('%Y-%m-%dT%H:%M:%fZ', 1704067200 + i, 'unixepoch')`
-  const id = pg_ ? `'${prefix}' || lpad(i::text, 9, '0')` : `'${prefix}' || printf('%09d', i)`
-  const half = pg_ ? '(i / 2)::text' : '(i / 2)'
-  const select = `select ${id}, ${tenantSql}, 'test', '${t.packageId}', '${t.versionId}',
-      'learner-' || ${half}, 'Learner ' || ${half}, null, 1 + (i % 2), 0, '1.2', 'completed',
-      'passed', 0.8, 80, 0, 100, 100, 'PT10M', 600, 0, null, 1, ${at}, ${at}, ${at}, ${at}, ${at}`
-  const columns = `(id, tenant_id, mode, package_id, version_id, learner_id, learner_name,
-      dispatch_id, attempt_number, open, scorm_version, completion_status, success_status,
-      score_scaled, score_raw, score_min, score_max, progress_percent, session_time,
-      time_spent_seconds, suspended, current_item_id, launch_count, created_at, updated_at,
-      last_launched_at, completed_at, completed_event_at)`
-  const text = pg_
-    ? `insert into sessions ${columns} ${select} from generate_series(${from + 1}, ${to}) as n(i)`
-    : `with recursive n(i) as (select ${from + 1} union all select i + 1 from n where i < ${to})
-       insert into sessions ${columns} ${select} from n`
-  await sql.raw(text).execute(db.kysely)
 }
 
 /** Grows the package from `from` to `to` sessions, with its noise; returns the seconds taken. */
