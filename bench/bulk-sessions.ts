@@ -22,6 +22,28 @@ export async function target(db: Db, packageId: string): Promise<Target> {
   return { tenantId: row.tenant_id, packageId, versionId: row.active_version_id ?? '' }
 }
 
+/** The columns every bulk-built session row fills, in the order of `insertSeries`' select. */
+export const SESSION_COLUMNS = `(id, tenant_id, mode, package_id, version_id, learner_id,
+  learner_name, dispatch_id, attempt_number, open, scorm_version, completion_status,
+  success_status, score_scaled, score_raw, score_min, score_max, progress_percent, session_time,
+  time_spent_seconds, suspended, current_item_id, launch_count, created_at, updated_at,
+  last_launched_at, completed_at, completed_event_at)`
+
+/**
+ * One session row for each `i` of `from … to` (inclusive), `select` giving its values in the
+ * order of `SESSION_COLUMNS` as SQL over `i`: `generate_series` on PostgreSQL, a recursive CTE
+ * on SQLite.
+ */
+export async function insertSeries(db: Db, select: string, from: number, to: number) {
+  if (to < from) return
+  const text =
+    db.dialect === 'postgres'
+      ? `insert into sessions ${SESSION_COLUMNS} ${select} from generate_series(${from}, ${to}) as n(i)`
+      : `with recursive n(i) as (select ${from} union all select i + 1 from n where i < ${to})
+         insert into sessions ${SESSION_COLUMNS} ${select} from n`
+  await sql.raw(text).execute(db.kysely)
+}
+
 /** Sessions `from+1 … to` as finished attempts, by one INSERT … SELECT per call. */
 export async function insertSessions(
   db: Db,
@@ -31,7 +53,6 @@ export async function insertSessions(
   from: number,
   to: number,
 ) {
-  if (to <= from) return
   const pg_ = db.dialect === 'postgres'
   const at = pg_
     ? `to_char(timestamp '2024-01-01' + i * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
@@ -41,14 +62,5 @@ export async function insertSessions(
   const select = `select ${id}, ${tenantSql}, 'test', '${t.packageId}', '${t.versionId}',
       'learner-' || ${half}, 'Learner ' || ${half}, null, 1 + (i % 2), 0, '1.2', 'completed',
       'passed', 0.8, 80, 0, 100, 100, 'PT10M', 600, 0, null, 1, ${at}, ${at}, ${at}, ${at}, ${at}`
-  const columns = `(id, tenant_id, mode, package_id, version_id, learner_id, learner_name,
-      dispatch_id, attempt_number, open, scorm_version, completion_status, success_status,
-      score_scaled, score_raw, score_min, score_max, progress_percent, session_time,
-      time_spent_seconds, suspended, current_item_id, launch_count, created_at, updated_at,
-      last_launched_at, completed_at, completed_event_at)`
-  const text = pg_
-    ? `insert into sessions ${columns} ${select} from generate_series(${from + 1}, ${to}) as n(i)`
-    : `with recursive n(i) as (select ${from + 1} union all select i + 1 from n where i < ${to})
-       insert into sessions ${columns} ${select} from n`
-  await sql.raw(text).execute(db.kysely)
+  await insertSeries(db, select, from + 1, to)
 }

@@ -31,6 +31,7 @@ import { AccountService } from '../src/modules/accounts/account.service.ts'
 import { systemClock } from '../src/shared/clock.ts'
 import { randomBase62 } from '../src/shared/ids.ts'
 import { type BenchServer, startBenchServer, uploadGolfPackage } from './bench-server.client.ts'
+import { insertSeries } from './bulk-sessions.ts'
 import { cpuSeconds, startCpu } from './server-cpu.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -62,16 +63,7 @@ async function build(db: Db, tenantId: string, packages: Array<{ id: string; ver
         ${learner}, ${learner}, ${dispatch}, 1 + (i % 5), 0, '1.2', ${completion}, ${success},
         ${score}, null, null, null, 100, 'PT10M', ${time}, 0, null, 1, ${at}, ${at}, ${at},
         null, null`
-    const columns = `(id, tenant_id, mode, package_id, version_id, learner_id, learner_name,
-        dispatch_id, attempt_number, open, scorm_version, completion_status, success_status,
-        score_scaled, score_raw, score_min, score_max, progress_percent, session_time,
-        time_spent_seconds, suspended, current_item_id, launch_count, created_at, updated_at,
-        last_launched_at, completed_at, completed_event_at)`
-    const text = pg_
-      ? `insert into sessions ${columns} ${select} from generate_series(${from}, ${to}) as n(i)`
-      : `with recursive n(i) as (select ${from} union all select i + 1 from n where i < ${to})
-         insert into sessions ${columns} ${select} from n`
-    await sql.raw(text).execute(db.kysely)
+    await insertSeries(db, select, from, to)
   }
   if (pg_) await sql`analyze sessions`.execute(db.kysely)
 }
