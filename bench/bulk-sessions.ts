@@ -2,7 +2,8 @@
  * Sessions written straight into a bench server's database by SQL, so that a bench measures at
  * realistic data sizes in seconds (`INSERT … SELECT` over a recursive CTE on SQLite,
  * `generate_series` on PostgreSQL): bench/scale.bench.ts builds a million, bench/runtime.bench.ts
- * the tenant its learners commit in.
+ * the tenant its learners commit in, bench/report.bench.ts (through `insertSeries`) a tenant of
+ * varied attempts for its report.
  */
 import { sql } from 'kysely'
 import type { Db } from '../src/infra/db/database.ts'
@@ -23,7 +24,7 @@ export async function target(db: Db, packageId: string): Promise<Target> {
 }
 
 /** The columns every bulk-built session row fills, in the order of `insertSeries`' select. */
-export const SESSION_COLUMNS = `(id, tenant_id, mode, package_id, version_id, learner_id,
+const SESSION_COLUMNS = `(id, tenant_id, mode, package_id, version_id, learner_id,
   learner_name, dispatch_id, attempt_number, open, scorm_version, completion_status,
   success_status, score_scaled, score_raw, score_min, score_max, progress_percent, session_time,
   time_spent_seconds, suspended, current_item_id, launch_count, created_at, updated_at,
