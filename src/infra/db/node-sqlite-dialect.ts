@@ -15,46 +15,84 @@ import {
 } from './wal-checkpointer.ts'
 
 /**
- * Kysely's SQLite dialect speaks the better-sqlite3 interface; this adapts `node:sqlite` to it
- * (DESIGN §1: no native addons).
+ * A node:sqlite connection as Kysely's SQLite dialect takes it (the better-sqlite3 interface;
+ * DESIGN §1: no native addons), counting the statements that may have written.
  */
-function adapt(db: DatabaseSync): SqliteDatabase {
+export class NodeSqliteConnection implements SqliteDatabase {
+  readonly #db: DatabaseSync
   // Kysely asks for a statement per query; the same SQL text recurs constantly (each query
   // shape compiles to one text), so prepared statements are kept, least recently used first out.
-  const cache = new Map<string, SqliteStatement>()
-  return {
-    close: () => db.close(),
-    prepare(sql: string): SqliteStatement {
-      const cached = cache.get(sql)
-      if (cached) {
-        cache.delete(sql)
-        cache.set(sql, cached)
-        return cached
-      }
-      const statement = prepare(db, sql)
-      if (cache.size >= STATEMENT_CACHE_SIZE) {
-        const oldest = cache.keys().next().value
-        if (oldest !== undefined) cache.delete(oldest)
-      }
-      cache.set(sql, statement)
-      return statement
-    },
+  readonly #cache = new Map<string, SqliteStatement>()
+  /**
+   * Statements run so far that may have written: every one but a `select`, and an `insert`,
+   * `update` or `delete` only when it changed a row. A statement that changed no row wrote
+   * nothing while no `before` trigger writes (the schema has none on SQLite), and one that
+   * fails undoes its own changes (conflict resolution ABORT). Compared before and after some
+   * work, it tells whether that work left anything to undo (group-commit.ts).
+   */
+  writes = 0
+
+  constructor(db: DatabaseSync) {
+    this.#db = db
+  }
+
+  /** Whether a transaction is open: SQLite ends one itself after some errors (a full disk). */
+  get inTransaction(): boolean {
+    return this.#db.isTransaction
+  }
+
+  close(): void {
+    this.#db.close()
+  }
+
+  prepare(sql: string): SqliteStatement {
+    const cached = this.#cache.get(sql)
+    if (cached) {
+      this.#cache.delete(sql)
+      this.#cache.set(sql, cached)
+      return cached
+    }
+    const statement = this.#prepare(sql)
+    if (this.#cache.size >= STATEMENT_CACHE_SIZE) {
+      const oldest = this.#cache.keys().next().value
+      if (oldest !== undefined) this.#cache.delete(oldest)
+    }
+    this.#cache.set(sql, statement)
+    return statement
+  }
+
+  #prepare(sql: string): SqliteStatement {
+    const stmt = this.#db.prepare(sql)
+    const kind = statementKind(sql)
+    return {
+      reader: stmt.columns().length > 0,
+      all: (params) => {
+        const rows = stmt.all(...sqliteValues(params))
+        // A row returned by a write (`returning`) is a row it changed.
+        if (kind === 'other' || (kind === 'change' && rows.length > 0)) this.writes++
+        return rows
+      },
+      run: (params) => {
+        const { changes, lastInsertRowid } = stmt.run(...sqliteValues(params))
+        if (kind === 'other' || (kind === 'change' && Number(changes) > 0)) this.writes++
+        return { changes, lastInsertRowid }
+      },
+      iterate: (params) => {
+        if (kind !== 'select') this.writes++
+        return stmt.iterate(...sqliteValues(params))
+      },
+    }
   }
 }
 
 const STATEMENT_CACHE_SIZE = 500
 
-function prepare(db: DatabaseSync, sql: string): SqliteStatement {
-  const stmt = db.prepare(sql)
-  return {
-    reader: stmt.columns().length > 0,
-    all: (params) => stmt.all(...sqliteValues(params)),
-    run: (params) => {
-      const { changes, lastInsertRowid } = stmt.run(...sqliteValues(params))
-      return { changes, lastInsertRowid }
-    },
-    iterate: (params) => stmt.iterate(...sqliteValues(params)),
-  }
+/** What a statement may do, by its first word; anything unrecognised is taken to write. */
+function statementKind(sql: string): 'select' | 'change' | 'other' {
+  const word = /^\s*([a-z]+)/i.exec(sql)?.[1]?.toLowerCase()
+  if (word === 'select') return 'select'
+  if (word === 'insert' || word === 'update' || word === 'delete') return 'change'
+  return 'other'
 }
 
 /** The parameters as node:sqlite takes them; the array itself when none needs converting. */
@@ -104,7 +142,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
 /** The adapter of a node:sqlite database, holding its one connection once it is open. */
 class NodeSqliteAdapter extends SqliteAdapter {
-  connection: SqliteDatabase | undefined
+  connection: NodeSqliteConnection | undefined
 }
 
 /**
@@ -118,7 +156,7 @@ class NodeSqliteAdapter extends SqliteAdapter {
 export function directSqliteConnection(db: {
   isTransaction: boolean
   getExecutor(): { adapter: unknown; plugins: readonly unknown[] }
-}): SqliteDatabase | undefined {
+}): NodeSqliteConnection | undefined {
   if (!db.isTransaction) return undefined
   const { adapter, plugins } = db.getExecutor()
   return adapter instanceof NodeSqliteAdapter && plugins.length === 0
@@ -166,7 +204,7 @@ export function createNodeSqliteDialect(path: string): SqliteDialect {
         db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_WAL_PAGES}`)
         checkpointer = startWalCheckpointer(path)
       }
-      adapter.connection = adapt(db)
+      adapter.connection = new NodeSqliteConnection(db)
       return adapter.connection
     },
     async () => {

@@ -56,6 +56,38 @@ describeEachDatabase('transaction runner', (database) => {
     assert.deepEqual(await planIds(database().db.kysely, 'gc-own-'), kept.sort())
   })
 
+  test('a piece refused after a write that returned rows leaves none of it behind', async () => {
+    const runner = createTransactionRunner(database().db)
+    const outcomes = await Promise.allSettled(
+      ['kept-1', 'refused', 'kept-2'].map((name) =>
+        runner.run(async (trx) => {
+          const id = `gc-returning-${name}`
+          const row = await trx
+            .insertInto('plans')
+            .values({
+              id,
+              name: id,
+              active_learner_allotment: 1,
+              monthly_conversions: null,
+              created_at: at,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+          if (name === 'refused') throw new Error('refused after writing')
+          return row.id
+        }),
+      ),
+    )
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    )
+    assert.deepEqual(await planIds(database().db.kysely, 'gc-returning-'), [
+      'gc-returning-kept-1',
+      'gc-returning-kept-2',
+    ])
+  })
+
   test('a caller hears back only once its writes are visible to other connections', async () => {
     const { db, url } = database()
     const runner = createTransactionRunner(db)
@@ -103,6 +135,66 @@ describe('group commit on SQLite', () => {
     } finally {
       await other.close()
     }
+  })
+
+  test('a piece refused before it writes is left out without running the others again', async () => {
+    const runner = createTransactionRunner(database.db)
+    const runs = new Map<number, number>()
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) =>
+        runner.run(async (trx) => {
+          runs.set(i, (runs.get(i) ?? 0) + 1)
+          if (i % 4 === 1) {
+            // Reads and a write that changes no row: nothing for the refusal to undo.
+            await planIds(trx, 'gc-before-')
+            await trx.updateTable('plans').set({ name: 'x' }).where('id', '=', 'none').execute()
+            throw new Error(`piece ${i} refuses`)
+          }
+          await insertPlan(trx, `gc-before-${String(i).padStart(2, '0')}`)
+        }),
+      ),
+    )
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      Array.from({ length: 12 }, (_, i) => (i % 4 === 1 ? 'rejected' : 'fulfilled')),
+    )
+    assert.deepEqual([...runs.values()], Array(12).fill(1))
+    assert.equal((await planIds(database.db.kysely, 'gc-before-')).length, 9)
+  })
+
+  test('a piece refused after writing makes the batch run again, its own writes undone', async () => {
+    const runner = createTransactionRunner(database.db)
+    const runs = new Map<number, number>()
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) =>
+        runner.run(async (trx) => {
+          runs.set(i, (runs.get(i) ?? 0) + 1)
+          await insertPlan(trx, `gc-wrote-${i}`)
+          if (i === 3) throw new Error('piece 3 refuses')
+        }),
+      ),
+    )
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+    )
+    // Handed in together, they are one batch: it ran up to piece 3, was rolled back and ran
+    // again whole.
+    assert.deepEqual([...runs.entries()].sort(([a], [b]) => a - b), [
+      [0, 2],
+      [1, 2],
+      [2, 2],
+      [3, 2],
+      [4, 1],
+      [5, 1],
+    ])
+    assert.deepEqual(await planIds(database.db.kysely, 'gc-wrote-'), [
+      'gc-wrote-0',
+      'gc-wrote-1',
+      'gc-wrote-2',
+      'gc-wrote-4',
+      'gc-wrote-5',
+    ])
   })
 
   test('when the shared COMMIT fails every piece is refused and none of their writes stay', async () => {
