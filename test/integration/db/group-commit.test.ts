@@ -180,14 +180,17 @@ describe('group commit on SQLite', () => {
     )
     // Handed in together, they are one batch: it ran up to piece 3, was rolled back and ran
     // again whole.
-    assert.deepEqual([...runs.entries()].sort(([a], [b]) => a - b), [
-      [0, 2],
-      [1, 2],
-      [2, 2],
-      [3, 2],
-      [4, 1],
-      [5, 1],
-    ])
+    assert.deepEqual(
+      [...runs.entries()].sort(([a], [b]) => a - b),
+      [
+        [0, 2],
+        [1, 2],
+        [2, 2],
+        [3, 2],
+        [4, 1],
+        [5, 1],
+      ],
+    )
     assert.deepEqual(await planIds(database.db.kysely, 'gc-wrote-'), [
       'gc-wrote-0',
       'gc-wrote-1',
