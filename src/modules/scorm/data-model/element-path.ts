@@ -62,20 +62,20 @@ export function compileTable(table: ElementTable): TreeNode {
 
 /** Splits on dots outside `{…}`, so `{target=a.b}` stays one segment. */
 export function splitElement(element: string): string[] {
+  if (!element.includes('{')) return element.split('.')
   const out: string[] = []
-  let current = ''
+  let start = 0
   let depth = 0
-  for (const ch of element) {
+  for (let i = 0; i < element.length; i++) {
+    const ch = element[i]
     if (ch === '{') depth++
     else if (ch === '}' && depth > 0) depth--
-    if (ch === '.' && depth === 0) {
-      out.push(current)
-      current = ''
-    } else {
-      current += ch
+    else if (ch === '.' && depth === 0) {
+      out.push(element.slice(start, i))
+      start = i + 1
     }
   }
-  out.push(current)
+  out.push(element.slice(start))
   return out
 }
 
