@@ -2,8 +2,8 @@
  * Sessions written straight into a bench server's database by SQL, so that a bench measures at
  * realistic data sizes in seconds (`INSERT … SELECT` over a recursive CTE on SQLite,
  * `generate_series` on PostgreSQL): bench/scale.bench.ts builds a million, bench/runtime.bench.ts
- * the tenant its learners commit in, bench/report.bench.ts (through `insertSeries`) a tenant of
- * varied attempts for its report.
+ * the tenant its learners commit in (with each attempt's SCO row and record, `insertScoRecords`),
+ * bench/report.bench.ts (through `insertSeries`) a tenant of varied attempts for its report.
  */
 import { sql } from 'kysely'
 import type { Db } from '../src/infra/db/database.ts'
@@ -64,4 +64,40 @@ export async function insertSessions(
       'learner-' || ${half}, 'Learner ' || ${half}, null, 1 + (i % 2), 0, '1.2', 'completed',
       'passed', 0.8, 80, 0, 100, 100, 'PT10M', 600, 0, null, 1, ${at}, ${at}, ${at}, ${at}, ${at}`
   await insertSeries(db, select, from + 1, to)
+}
+
+/** A finished SCORM 1.2 attempt's record, as a launch and its commits leave it (9 elements). */
+const RECORD = [
+  ['cmi.core.credit', 'credit'],
+  ['cmi.core.entry', 'ab-initio'],
+  ['cmi.core.lesson_location', 'page-12'],
+  ['cmi.core.lesson_mode', 'normal'],
+  ['cmi.core.lesson_status', 'passed'],
+  ['cmi.core.score.raw', '80'],
+  ['cmi.core.total_time', '0000:10:00.00'],
+  ['cmi.student_data.time_limit_action', 'continue,no message'],
+  ['cmi.suspend_data', 'p12'.repeat(40)],
+] as const
+
+/**
+ * For every session whose id starts with `prefix` (as `insertSessions` named them): its SCO's row
+ * (`sco_states`, item `itemId`) and record (`sco_values`), so that a commit's statements run
+ * against tables of the tenant's size, not only the learners' own rows.
+ */
+export async function insertScoRecords(db: Db, prefix: string, itemId: string) {
+  const built = `s.id > '${prefix}' and s.id < '${prefix}~'`
+  await sql
+    .raw(`insert into sco_states (session_id, item_id, tenant_id, mode, carry, completion_status,
+        success_status, score_scaled, score_raw, score_min, score_max, progress_measure,
+        total_time, suspended, launched, updated_at, delivery_id, delivery_seq, data_chars)
+      select s.id, '${itemId}', s.tenant_id, s.mode, '{}', 'completed', 'passed', 0.8, 80, 0,
+        100, null, '0000:10:00.00', 0, 1, s.updated_at, null, 0, 400
+      from sessions s where ${built}`)
+    .execute(db.kysely)
+  const elements = RECORD.map(([e, v]) => `select '${e}' as element, '${v}' as value`)
+  await sql
+    .raw(`insert into sco_values (session_id, item_id, element, value, delivery_id)
+      select s.id, '${itemId}', e.element, e.value, null
+      from sessions s cross join (${elements.join(' union all ')}) e where ${built}`)
+    .execute(db.kysely)
 }

@@ -13,10 +13,10 @@
  * warm server. BENCH_INTERACTIONS=n: each learner first records a quiz of n interactions (8 elements each)
  * in one commit, so the measured commits run against a record of that size (default 0): a
  * commit must cost what it changes, not what the attempt holds.
- * BENCH_SESSIONS=n: before the learners launch, n finished sessions are written by SQL into
- * the package they commit in (bulk-sessions.ts; PostgreSQL then analyzes them, as autovacuum
- * would), so each commit's statements run against tables and indexes of a real tenant's size,
- * not 200 rows (default 100 000; 0: none).
+ * BENCH_SESSIONS=n: before the learners launch, n finished sessions, each with its SCO's row and
+ * 9-element record, are written by SQL into the package they commit in (bulk-sessions.ts;
+ * PostgreSQL then analyzes them, as autovacuum would), so each commit's statements run against
+ * tables and indexes of a real tenant's size, not 200 rows (default 100 000; 0: none).
  * BENCH_DATABASE_URL=postgres://… runs the server on PostgreSQL, in a fresh database made beside
  * the one named (dropped afterwards). The server CPU is then the Node process's; PostgreSQL's
  * backends serving that database (found in pg_stat_activity, their CPU read from /proc, so the
@@ -37,7 +37,7 @@ import { sql } from 'kysely'
 import pg from 'pg'
 import { Agent, request } from 'undici'
 import { openDatabase } from '../src/infra/db/database.ts'
-import { insertSessions, target } from './bulk-sessions.ts'
+import { insertScoRecords, insertSessions, target } from './bulk-sessions.ts'
 import {
   autocannon,
   type CannonResult,
@@ -146,7 +146,10 @@ function interactionValues(count: number): Record<string, string> {
   return values
 }
 
-/** `builtSessions` finished attempts in the package, written into the server's database. */
+/**
+ * `builtSessions` finished attempts in the package, each with its SCO's row and record, written
+ * into the server's database.
+ */
 async function buildSessions(packageId: string) {
   if (builtSessions <= 0) return
   const db = openDatabase(postgres?.url ?? `sqlite:${join(dataDir, 'courseport.db')}`)
@@ -154,9 +157,17 @@ async function buildSessions(packageId: string) {
     const started = performance.now()
     const t = await target(db, packageId)
     await insertSessions(db, t, 'ses_built_', `'${t.tenantId}'`, 0, builtSessions)
+    const version = await db.kysely
+      .selectFrom('package_versions')
+      .select('manifest')
+      .where('id', '=', t.versionId)
+      .executeTakeFirstOrThrow()
+    const [item] = (JSON.parse(version.manifest) as { launches: Array<{ id: string }> }).launches
+    if (!item) throw new Error('the package has no launchable item')
+    await insertScoRecords(db, 'ses_built_', item.id)
     if (db.dialect === 'postgres') await sql`analyze`.execute(db.kysely)
     console.log(
-      `${builtSessions} finished sessions built in the package in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      `${builtSessions} finished sessions (with their SCO rows and records) built in the package in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     )
   } finally {
     await db.close()
