@@ -12,17 +12,12 @@ import {
 
 const at = '2026-01-01T00:00:00.000Z'
 
+function planRow(id: string) {
+  return { id, name: id, active_learner_allotment: 1, monthly_conversions: null, created_at: at }
+}
+
 async function insertPlan(trx: Executor, id: string): Promise<void> {
-  await trx
-    .insertInto('plans')
-    .values({
-      id,
-      name: id,
-      active_learner_allotment: 1,
-      monthly_conversions: null,
-      created_at: at,
-    })
-    .execute()
+  await trx.insertInto('plans').values(planRow(id)).execute()
 }
 
 async function planIds(db: Executor, prefix: string): Promise<string[]> {
@@ -64,13 +59,7 @@ describeEachDatabase('transaction runner', (database) => {
           const id = `gc-returning-${name}`
           const row = await trx
             .insertInto('plans')
-            .values({
-              id,
-              name: id,
-              active_learner_allotment: 1,
-              monthly_conversions: null,
-              created_at: at,
-            })
+            .values(planRow(id))
             .returning('id')
             .executeTakeFirstOrThrow()
           if (name === 'refused') throw new Error('refused after writing')
