@@ -219,9 +219,13 @@ async function serveBare(www: string): Promise<void> {
 }
 
 async function startBare(www: string) {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--bare', www], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const child = spawn(
+    process.execPath,
+    [...profileArgs(), fileURLToPath(import.meta.url), '--bare', www],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
   const line = await new Promise<string>((resolve, reject) => {
     let out = ''
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -233,19 +237,19 @@ async function startBare(www: string) {
   return { child, port: (JSON.parse(line) as { port: number }).port }
 }
 
+/**
+ * BENCH_CPU_PROF=<dir>: both Node servers (ours and the bare one) write a V8 CPU profile there
+ * when they stop (profiling slows them: figures from such a run are not quoted).
+ */
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROF
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []
+}
+
 async function startOurs(zipPath: string, dataDir: string) {
-  // BENCH_CPU_PROF=<dir>: our server writes a V8 CPU profile there when it stops (profiling
-  // slows it: figures from such a run are not quoted).
-  const profile = process.env.BENCH_CPU_PROF
   const child = spawn(
     process.execPath,
-    [
-      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
-      fileURLToPath(import.meta.url),
-      '--serve',
-      zipPath,
-      dataDir,
-    ],
+    [...profileArgs(), fileURLToPath(import.meta.url), '--serve', zipPath, dataDir],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
